@@ -1,0 +1,18 @@
+"""tarneeb_env: the Tarneeb rules engine and its PettingZoo AEC environment ``tarneeb_v0``."""
+from pettingzoo import aec_registry, register
+
+from .cards import BID_BASE, NUM_ACTIONS, PASS, TRUMP_BASE, action_str, bid_action, card_str, trump_action
+from .game import PHASES, HandResult, IllegalActionError, TarneebGame, deal_cards
+from .observation import OBS_SIZE, OBS_VERSION
+from .rules import PRESETS, Rules, make_rules
+from .tarneeb import env, legal_mask, raw_env
+from .view import PlayerView
+
+if "tarneeb-v0" not in aec_registry:
+    register("aec", "tarneeb-v0", entry_point="tarneeb_env:env")
+
+__all__ = [
+    "BID_BASE", "NUM_ACTIONS", "PASS", "TRUMP_BASE", "OBS_SIZE", "OBS_VERSION", "PHASES", "PRESETS",
+    "HandResult", "IllegalActionError", "PlayerView", "Rules", "TarneebGame",
+    "action_str", "bid_action", "card_str", "deal_cards", "env", "legal_mask", "make_rules", "raw_env", "trump_action",
+]

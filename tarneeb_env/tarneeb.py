@@ -1,0 +1,247 @@
+"""# Tarneeb (``tarneeb_v0``)
+
+A PettingZoo AEC environment for Tarneeb, the Levantine partnership
+trick-taking game. The rules live in :mod:`tarneeb_env.game`; this module is the
+thin adapter.
+
+| | |
+|---|---|
+| Agents | ``player_0`` .. ``player_3`` (= seats, in turn order; teams 0&2, 1&3) |
+| Actions | ``Discrete(70)`` |
+| Observation | ``{"observation": float32[678], "action_mask": int8[70]}`` |
+| Import | ``from tarneeb_env import env, raw_env`` or ``pettingzoo.make("aec", "tarneeb_v0")`` |
+
+## Arguments
+``env(rules="classic", episode="hand", reward="score_diff", max_hands=200, render_mode=None)``
+
+- ``rules``: a preset name (``classic``, ``syrian41``, ``hearts41``, ``trump_by_card``),
+  a :class:`~tarneeb_env.rules.Rules`, a dict of fields, or a ``.yaml`` file.
+- ``episode``: ``"hand"`` (one played hand; thrown-in deals are redealt inside
+  the episode) or ``"game"`` (until a team wins).
+- ``reward``: ``"score_diff"`` (at the end of each hand every agent receives its
+  team's score change minus the other team's) or ``"win"`` (+1/-1 when the game ends).
+- ``max_hands``: the episode is truncated after this many deals (thrown-in deals
+  count, so a table that always passes still ends).
+
+## Actions
+``0-51`` play card ``c = suit*13 + rank`` (clubs, diamonds, hearts, spades;
+rank 0 = two .. 12 = ace); ``52`` pass; ``52+b`` bid ``b`` tricks (53-65;
+``classic`` allows 7-13, individual bidding 2-13); ``66+s`` name suit ``s`` trump.
+
+## Observation
+From the observer's side (seats relative to the observer); the layout is in
+:mod:`tarneeb_env.observation`. It holds only what the seat may know. The mask
+of an agent not on turn is all zeros. ``env.unwrapped.view(agent)`` returns a
+:class:`~tarneeb_env.view.PlayerView` with the same knowledge as Python values.
+
+## Rewards and infos
+See ``reward``. At the end of every deal (played or thrown in) every agent's
+``infos[agent]["hand_record"]`` holds a JSON-serialisable record of it; it stays
+until that agent's next action.
+
+## Illegal actions
+``raw_env`` raises :class:`IllegalActionError` (a ``ValueError``) naming the agent,
+the action and the legal actions, and leaves the state unchanged so the caller
+can retry. ``env()`` keeps PettingZoo's convention: ``TerminateIllegalWrapper``
+ends the episode and gives the offender -1.
+
+## Fixed deals
+``reset(seed, options={"deal": [[13 cards] x 4], "dealer": d, "scores": [a, b],
+"exposed_card": c})``: every key is optional. Without ``dealer`` the dealer is
+drawn from the env's generator. Redeals after a throw-in come from the env's
+generator, so two tables reset with the same seed and deal see the same redeals.
+
+## Version history
+- v0: first release.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .cards import NUM_ACTIONS
+from .game import IllegalActionError, TarneebGame
+from .observation import OBS_SIZE, OFFSETS, ObservationWriter
+from .render import render_text
+from .rules import RulesSpec, make_rules
+from .view import PlayerView, make_view
+
+AGENTS = tuple(f"player_{i}" for i in range(4))
+_AGENT_INDEX = {a: i for i, a in enumerate(AGENTS)}
+_OPTION_KEYS = ("deal", "dealer", "scores", "exposed_card")
+_NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+
+def _observation_space() -> spaces.Dict:
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    for block in ("scores", "seat_scores"):
+        o = OFFSETS[block]
+        n = 2 if block == "scores" else 4
+        low[o : o + n], high[o : o + n] = -np.inf, np.inf
+    high[OFFSETS["target"]] = np.inf
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        }
+    )
+
+
+def legal_mask(legal: int) -> np.ndarray:
+    """int8[70] mask of a 70-bit legal-action int."""
+    raw = np.frombuffer(legal.to_bytes(9, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, count=NUM_ACTIONS, bitorder="little").view(np.int8)
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment with PettingZoo's standard wrappers, as the classic envs ship."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["human", "ansi"], "name": "tarneeb_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: RulesSpec = "classic",
+        episode: str = "hand",
+        reward: str = "score_diff",
+        max_hands: int = 200,
+        render_mode: Optional[str] = None,
+    ):
+        super().__init__()
+        if episode not in ("hand", "game"):
+            raise ValueError(f"episode: {episode!r} is not one of ['hand', 'game']")
+        if reward not in ("score_diff", "win"):
+            raise ValueError(f"reward: {reward!r} is not one of ['score_diff', 'win']")
+        if not isinstance(max_hands, int) or max_hands < 1:
+            raise ValueError(f"max_hands: must be a positive int, got {max_hands!r}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode: {render_mode!r} is not one of [None, 'human', 'ansi']")
+        self.rules = make_rules(rules)
+        self.episode = episode
+        self.reward_mode = reward
+        self.max_hands = max_hands
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        obs_space = _observation_space()
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self._writer = ObservationWriter()
+        self._rng = np.random.default_rng()
+        self.game = TarneebGame(self.rules, self._rng, self._writer)
+        self._mask_cache: Optional[np.ndarray] = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(_OPTION_KEYS))
+        if unknown:
+            raise ValueError(f"reset options: unknown key(s) {unknown}; allowed: {list(_OPTION_KEYS)}")
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self.game.rng = self._rng
+        dealer = options.get("dealer")
+        if dealer is None:
+            dealer = int(self._rng.integers(4))
+        scores = options.get("scores", (0, 0))
+        if len(scores) != 2:
+            raise ValueError(f"options['scores'] must be [a, b], got {scores!r}")
+        if not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
+            raise ValueError(f"options['dealer'] must be a seat 0..3, got {dealer!r}")
+        self.game.new_game(int(dealer), scores)
+        self.game.start_deal(options.get("deal"), options.get("exposed_card"))
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self.game.current]
+        self._mask_cache = None
+
+    # ------------------------------------------------------------------- step
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        result = game.apply(action)  # raises IllegalActionError, state untouched
+        self._mask_cache = None
+        self._cumulative_rewards[agent] = 0
+        self.infos[agent] = {}
+        if result is None:
+            self.agent_selection = AGENTS[game.current]
+            return
+        rewards = self.rewards = dict.fromkeys(AGENTS, 0)
+        for a in AGENTS:
+            self.infos[a] = {"hand_record": result.record}
+        if self.reward_mode == "score_diff":
+            d0, d1 = result.score_delta
+            for i, a in enumerate(AGENTS):
+                rewards[a] = d0 - d1 if i % 2 == 0 else d1 - d0
+        elif result.game_over:
+            for i, a in enumerate(AGENTS):
+                rewards[a] = 1 if i % 2 == result.winner else -1
+        self._accumulate_rewards()
+        if result.game_over or (self.episode == "hand" and not result.thrown_in):
+            self.terminations = dict.fromkeys(AGENTS, True)
+        elif game.deals >= self.max_hands:
+            self.truncations = dict.fromkeys(AGENTS, True)
+        else:
+            game.next_deal()
+            self.agent_selection = AGENTS[game.current]
+            if self.render_mode == "human":
+                self.render()
+            return
+        self.agent_selection = AGENTS[(_AGENT_INDEX[agent] + 1) % 4]
+        if self.render_mode == "human":
+            self.render()
+
+    # ---------------------------------------------------------- observations
+    def observe(self, agent) -> dict[str, np.ndarray]:
+        seat = _AGENT_INDEX[agent]
+        if seat == self.game.current:
+            mask = self._mask_cache
+            if mask is None:
+                mask = self._mask_cache = legal_mask(self.game.legal)
+            mask = mask.copy()
+        else:
+            mask = _NO_MASK.copy()
+        return {"observation": self._writer.buf[seat].copy(), "action_mask": mask}
+
+    def view(self, agent) -> PlayerView:
+        """What ``agent`` (a name or a seat) may know, as a frozen :class:`PlayerView`."""
+        seat = agent if isinstance(agent, (int, np.integer)) else _AGENT_INDEX[agent]
+        return make_view(self.game, int(seat))
+
+    def render(self) -> Optional[str]:
+        if self.render_mode is None:
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["env", "raw_env", "IllegalActionError", "legal_mask"]
