@@ -130,9 +130,9 @@ class TarneebGame:
         self.legal = 0
 
     # ----------------------------------------------------------------- deals
-    def new_game(self, dealer: int = 0, scores=(0, 0)) -> None:
+    def new_game(self, dealer: int = 0, scores=(0, 0), seat_scores=(0, 0, 0, 0)) -> None:
         self.scores = [int(scores[0]), int(scores[1])]
-        self.seat_scores = [0, 0, 0, 0]
+        self.seat_scores = [int(x) for x in seat_scores]
         self.dealer = dealer
         self.hands_played = 0
         self.deals = 0

@@ -87,6 +87,13 @@ class ObservationWriter:
         self.leader = -1
         self.phase_index = -1
 
+    def __getstate__(self):
+        return {"buf": self.buf, "leader": self.leader, "phase_index": self.phase_index}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._flat = self.buf.reshape(-1)  # a view must be re-made: pickle copies it
+
     def _set_all(self, base: int, seat: int, stride: int, offset: int, value: float = 1.0) -> None:
         """Write ``value`` at ``base + rel(seat)*stride + offset`` in all four rows."""
         flat = self._flat

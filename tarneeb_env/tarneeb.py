@@ -47,7 +47,9 @@ ends the episode and gives the offender -1.
 
 ## Fixed deals
 ``reset(seed, options={"deal": [[13 cards] x 4], "dealer": d, "scores": [a, b],
-"exposed_card": c})``: every key is optional. Without ``dealer`` the dealer is
+"seat_scores": [w, x, y, z], "exposed_card": c})``: every key is optional (``seat_scores``,
+for individual bidding, also sets the team scores unless ``scores`` is given); unknown keys are ignored with a warning
+(PettingZoo's ``api_test`` passes one). Without ``dealer`` the dealer is
 drawn from the env's generator. Redeals after a throw-in come from the env's
 generator, so two tables reset with the same seed and deal see the same redeals.
 
@@ -56,6 +58,7 @@ generator, so two tables reset with the same seed and deal see the same redeals.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -72,7 +75,7 @@ from .view import PlayerView, make_view
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
 _AGENT_INDEX = {a: i for i, a in enumerate(AGENTS)}
-_OPTION_KEYS = ("deal", "dealer", "scores", "exposed_card")
+_OPTION_KEYS = ("deal", "dealer", "scores", "seat_scores", "exposed_card")
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
@@ -151,8 +154,8 @@ class raw_env(AECEnv):
     def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
         options = dict(options or {})
         unknown = sorted(set(options) - set(_OPTION_KEYS))
-        if unknown:
-            raise ValueError(f"reset options: unknown key(s) {unknown}; allowed: {list(_OPTION_KEYS)}")
+        if unknown:  # a warning, not an error: PettingZoo's api_test passes an arbitrary option
+            warnings.warn(f"reset options: ignoring unknown key(s) {unknown}; known: {list(_OPTION_KEYS)}", stacklevel=2)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self.game.rng = self._rng
@@ -162,12 +165,18 @@ class raw_env(AECEnv):
         scores = options.get("scores", (0, 0))
         if len(scores) != 2:
             raise ValueError(f"options['scores'] must be [a, b], got {scores!r}")
+        seat_scores = options.get("seat_scores", (0, 0, 0, 0))
+        if len(seat_scores) != 4:
+            raise ValueError(f"options['seat_scores'] must be four ints, got {seat_scores!r}")
+        if "seat_scores" in options and "scores" not in options:
+            scores = (seat_scores[0] + seat_scores[2], seat_scores[1] + seat_scores[3])
         if not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
             raise ValueError(f"options['dealer'] must be a seat 0..3, got {dealer!r}")
-        self.game.new_game(int(dealer), scores)
+        self.game.new_game(int(dealer), scores, seat_scores)
         self.game.start_deal(options.get("deal"), options.get("exposed_card"))
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0)
+        self._rewards_given = False
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
@@ -186,10 +195,14 @@ class raw_env(AECEnv):
         self._mask_cache = None
         self._cumulative_rewards[agent] = 0
         self.infos[agent] = {}
+        if self._rewards_given:  # rewards are per step: clear the last hand's
+            self.rewards = dict.fromkeys(AGENTS, 0)
+            self._rewards_given = False
         if result is None:
             self.agent_selection = AGENTS[game.current]
             return
-        rewards = self.rewards = dict.fromkeys(AGENTS, 0)
+        rewards = self.rewards
+        self._rewards_given = True
         for a in AGENTS:
             self.infos[a] = {"hand_record": result.record}
         if self.reward_mode == "score_diff":
