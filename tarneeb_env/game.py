@@ -312,18 +312,22 @@ class TarneebGame:
 
     def _play(self, card: int) -> Optional[HandResult]:
         seat = self.current
-        self.hands[seat] &= ~(1 << card)
-        self.trick.append((seat, card))
+        hand = self.hands[seat] & ~(1 << card)
+        self.hands[seat] = hand
+        trick = self.trick
+        trick.append((seat, card))
         self.played.append((seat, card))
         w = self.writer
         if w is not None:
             w.on_play(seat, card)
-        if len(self.trick) < 4:
-            self.current = (seat + 1) % 4
-            self._set_legal()
+        if len(trick) < 4:
+            seat = (seat + 1) & 3
+            self.current = seat
+            hand = self.hands[seat]
+            self.legal = (hand & SUIT_MASK[trick[0][1] // 13]) or hand
             return None
         winner = self._trick_winner()
-        cards = [c for _, c in self.trick]
+        cards = [c for _, c in trick]
         self.trick = []
         self.trick_winners.append(winner)
         self.tricks_won[winner & 1] += 1
@@ -334,7 +338,7 @@ class TarneebGame:
         if len(self.trick_winners) == 13:
             return self._finish_hand()
         self.current = winner
-        self._set_legal()
+        self.legal = self.hands[winner]
         return None
 
     def _trick_winner(self) -> int:
