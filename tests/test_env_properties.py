@@ -147,3 +147,15 @@ def test_pickle_round_trip_continues_identically():
 
 def test_presets_are_all_tested():
     assert set(PRESETS) <= {r for r in RULESETS if isinstance(r, str)}
+
+
+def test_wrapped_env_pickles_and_enforces_order():
+    import tarneeb_env
+
+    e = tarneeb_env.env()
+    with pytest.raises(AttributeError, match="before reset"):
+        e.agent_selection
+    e.reset(seed=4)
+    clone = pickle.loads(pickle.dumps(e))
+    assert clone.agent_selection == e.agent_selection
+    assert np.array_equal(clone.observe(clone.agent_selection)["action_mask"], e.observe(e.agent_selection)["action_mask"])
