@@ -1,0 +1,47 @@
+"""Duplicate deals per second of evaluate.duplicate_match (target: >= 500 for rule vs rule on 2 cores).
+
+With workers=1 it also prints deals per CPU-second, which a busy shared machine does not distort;
+two idle cores give at most about twice that.
+
+Usage: python benchmarks/eval_speed.py [--deals N] [--workers W ...] [--pairs random:random rule:rule]
+Pairs whose agents are not built (e.g. ``rule`` before it exists) are skipped with a note.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import agents  # noqa: E402
+import evaluate  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--deals", type=int, default=1024)
+    p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--pairs", nargs="+", default=["random:random", "rule:rule"])
+    p.add_argument("--rules", default="classic")
+    args = p.parse_args()
+    print(f"{args.deals} duplicate deals ({2 * args.deals} tables), rules {args.rules}, cpus {os.cpu_count()}")
+    for pair in args.pairs:
+        a, b = pair.split(":")
+        missing = [x for x in (a, b) if x not in agents.BUILTINS]
+        if missing:
+            print(f"{a} vs {b}: skipped, not built: {missing}")
+            continue
+        for w in args.workers:
+            t0, c0 = time.perf_counter(), time.process_time()
+            m = evaluate.duplicate_match(a, b, deals=args.deals, seed=0, rules=args.rules, workers=w)
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+            line = f"{a} vs {b}, workers={w}: {args.deals / dt:6.0f} duplicate deals/s wall ({dt:.2f} s incl. start-up"
+            if w == 1:  # CPU time is what a shared machine cannot steal: deals per CPU-second
+                line += f"; {args.deals / cpu:.0f} per CPU-second"
+            print(line + f"; margin {m.margin:+.2f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,287 @@
+"""Duplicate evaluation: same deals at both tables, honest margins, worker-independent results, CLI errors."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import agents
+import evaluate
+from agents import Agent, RandomAgent
+from tarneeb_env import PASS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUIT_BITS = 13
+
+
+class LowestAgent(Agent):
+    """Always the lowest legal action: passes every auction (classic), bids 2 (individual), plays its lowest card."""
+
+    name = "lowest"
+
+    def act(self, observation, view):
+        return min(view.legal_actions)
+
+
+class CautiousAgent(Agent):
+    """Never bids (forced bids take the minimum), defends by playing its highest-ranked legal card.
+
+    Random bids wildly (its average contract is ~12.8 tricks) and goes down nearly every time, so a
+    side that lets random declare and plays sensible cards collects the set points.
+    """
+
+    name = "cautious"
+
+    def act(self, observation, view):
+        legal = view.legal_actions
+        if view.phase == "bidding":
+            return PASS if PASS in legal else min(legal)
+        if view.phase == "trump":
+            return legal[0]
+        return max(legal, key=lambda c: c % SUIT_BITS)
+
+
+class ActBatchCounter(RandomAgent):
+    """Random, counting how many observations each act_batch call gets."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        self.batch_sizes = []
+
+    def act_batch(self, observations, views):
+        self.batch_sizes.append(len(observations))
+        for o, v in zip(observations, views):
+            assert o["observation"].shape == (678,)
+            assert list(np.flatnonzero(o["action_mask"])) == list(v.legal_actions)
+        return super().act_batch(observations, views)
+
+
+def by_deal_and_table(records):
+    out = {}
+    for r in records:
+        out.setdefault((r["deal_index"], r["table"]), []).append(r)
+    return out
+
+
+def test_deal_set_depends_on_seed_and_index_only():
+    a, b = evaluate.duplicate_deal(7, 3), evaluate.duplicate_deal(7, 3)
+    assert a == b
+    assert a.dealer == 3
+    assert sorted(c for h in a.hands for c in h) == list(range(52))
+    assert evaluate.duplicate_deal(7, 4).hands != a.hands
+    assert evaluate.duplicate_deal(8, 3).hands != a.hands
+
+
+def test_both_tables_play_the_same_cards_and_dealer():
+    m = evaluate.duplicate_match(RandomAgent(), CautiousAgent(), deals=12, seed=3, records=True)
+    tables = by_deal_and_table(m.records)
+    assert len(tables) == 24
+    for i in range(12):
+        t0, t1 = tables[(i, 0)], tables[(i, 1)]
+        d = evaluate.duplicate_deal(3, i)
+        assert t0[0]["deal"] == t1[0]["deal"] == [list(h) for h in d.hands]
+        assert t0[0]["dealer"] == t1[0]["dealer"] == i % 4
+        assert t0[0]["seats"] == ["random", "cautious", "random", "cautious"]
+        assert t1[0]["seats"] == ["cautious", "random", "cautious", "random"]
+
+
+@pytest.mark.parametrize("rules", ["classic", "syrian41"])
+def test_redeals_after_a_throw_in_match_across_tables(rules):
+    """Lowest vs lowest throws every deal in (all pass / bids total 8), so each table redeals to the cap."""
+    m = evaluate.duplicate_match(LowestAgent(), LowestAgent(), deals=3, seed=5, rules=rules, records=True)
+    tables = by_deal_and_table(m.records)
+    for i in range(3):
+        t0, t1 = tables[(i, 0)], tables[(i, 1)]
+        assert len(t0) == len(t1) == evaluate.MAX_DEALS_PER_TABLE
+        assert all(r["thrown_in"] for r in t0 + t1)
+        assert [(r["deal"], r["dealer"]) for r in t0] == [(r["deal"], r["dealer"]) for r in t1]
+        assert len({str(r["deal"]) for r in t0}) == len(t0)  # the redeals are new cards
+    dealers = [r["dealer"] for r in tables[(0, 0)][:3]]
+    assert dealers == ([0, 0, 0] if rules == "classic" else [0, 1, 2])  # classic: same dealer redeals
+    assert list(m.margins) == [0.0, 0.0, 0.0]
+    assert m.stats[0].thrown_in == 2 * 3 * evaluate.MAX_DEALS_PER_TABLE
+
+
+def test_redeals_match_when_only_one_table_throws_in():
+    """Random passes now and then, so some tables throw in and others do not; the redeals still agree."""
+    m = evaluate.duplicate_match(RandomAgent(), LowestAgent(), deals=60, seed=1, records=True)
+    tables = by_deal_and_table(m.records)
+    uneven = 0
+    for i in range(60):
+        t0, t1 = tables[(i, 0)], tables[(i, 1)]
+        n = min(len(t0), len(t1))
+        assert [r["deal"] for r in t0[:n]] == [r["deal"] for r in t1[:n]]
+        uneven += len(t0) != len(t1)
+    assert uneven > 0
+
+
+def test_agent_against_itself():
+    deterministic = evaluate.duplicate_match(CautiousAgent(), CautiousAgent(), deals=40, seed=2)
+    assert np.all(deterministic.margins == 0.0)  # same cards, same play, seats swapped
+    same_object = CautiousAgent()
+    assert np.all(evaluate.duplicate_match(same_object, same_object, deals=10).margins == 0.0)
+    rnd = evaluate.duplicate_match("random", "random", deals=200, seed=4)
+    lo, hi = rnd.ci95
+    assert lo < 0.0 < hi
+    assert rnd.margins.std() > 0
+
+
+def test_strong_agent_beats_random_by_a_wide_margin():
+    m = evaluate.duplicate_match(CautiousAgent(), "random", deals=150, seed=6)
+    lo, hi = m.ci95
+    assert lo > 5.0, m.ci95  # points per deal
+    reverse = evaluate.duplicate_match("random", CautiousAgent(), deals=150, seed=6)
+    assert reverse.ci95[1] < -5.0, reverse.ci95  # same deals; random's choices differ (seeded by role)
+    a, b = m.stats
+    assert a.contracts == 0 and b.contracts == b.hands  # cautious never declares, random always does
+    assert a.sets_inflicted == b.contracts - b.made
+
+
+@pytest.mark.skipif("rule" not in agents.BUILTINS, reason="the rule agent is not built")
+@pytest.mark.parametrize("rules", ["classic", "syrian41"])
+def test_rule_agent_beats_random(rules):
+    m = evaluate.duplicate_match("rule", "random", deals=60, seed=6, rules=rules)
+    assert m.ci95[0] > 10.0, m.ci95
+
+
+def test_margin_is_mean_of_the_two_tables_net():
+    m = evaluate.duplicate_match("random", CautiousAgent(), deals=20, seed=9, records=True)
+    tables = by_deal_and_table(m.records)
+    for i in range(20):
+        d0 = np.sum([r["score_delta"] for r in tables[(i, 0)]], axis=0)  # random on seats 0 & 2
+        d1 = np.sum([r["score_delta"] for r in tables[(i, 1)]], axis=0)
+        assert m.margins[i] == ((d0[0] - d0[1]) + (d1[1] - d1[0])) / 2
+
+
+def test_results_identical_for_one_and_two_workers():
+    kw = dict(deals=50, seed=11, games=4, batch=16)
+    one = evaluate.duplicate_match("random", CautiousAgent(), workers=1, **kw)
+    two = evaluate.duplicate_match("random", CautiousAgent(), workers=2, **kw)
+    assert np.array_equal(one.margins, two.margins)
+    assert one.to_dict() == two.to_dict()
+    assert one.games_played == 4 and one.a_won + one.b_won <= 4
+
+
+def test_act_batch_gets_many_tables_per_call():
+    agent = ActBatchCounter()
+    evaluate.duplicate_match(agent, CautiousAgent(), deals=20, seed=0, batch=20)
+    # first step: the eldest hand opens; it is random's seat at exactly one table of each deal
+    assert agent.batch_sizes[0] == 20
+    assert sum(agent.batch_sizes) / len(agent.batch_sizes) > 10
+
+
+def test_games_count_wins_for_the_right_agent():
+    m = evaluate.duplicate_match(CautiousAgent(), "random", deals=2, seed=0, games=6,
+                                 rules={"preset": "classic", "target_score": 11})
+    assert m.games_played == 6
+    assert m.a_won == 6, (m.a_won, m.b_won)
+    lo, hi = m.games_ci95
+    assert 0.5 < lo < 1.0 and hi == pytest.approx(1.0)
+
+
+def test_round_robin_ratings():
+    rr = evaluate.round_robin(["random", CautiousAgent(), LowestAgent()], deals=30, seed=0)
+    assert [m.agents for m in rr.pairs] == [("random", "cautious"), ("random", "lowest"), ("cautious", "lowest")]
+    assert sum(rr.ratings.values()) == pytest.approx(0.0, abs=1e-9)
+    margins = {m.agents: m.margin for m in rr.pairs}
+    # complete round robin: rating = mean margin against the field (self counted as 0)
+    expected_random = (margins[("random", "cautious")] + margins[("random", "lowest")]) / 3
+    assert rr.ratings["random"] == pytest.approx(expected_random)
+    assert rr.ratings["cautious"] > rr.ratings["random"]
+
+
+def test_fit_ratings_recovers_consistent_margins():
+    r = evaluate.fit_ratings(["a", "b", "c"], [("a", "b", 3.0), ("a", "c", 5.0), ("b", "c", 2.0)])
+    assert r == pytest.approx({"a": 8 / 3, "b": -1 / 3, "c": -7 / 3})
+
+
+def test_bad_library_inputs_name_the_problem():
+    with pytest.raises(evaluate.EvaluationInputError, match="deals"):
+        evaluate.duplicate_match("random", "random", deals=0)
+    with pytest.raises(evaluate.EvaluationInputError, match="nosuchagent"):
+        evaluate.duplicate_match("random", "nosuchagent", deals=1)
+    with pytest.raises(evaluate.EvaluationInputError, match="preset"):
+        evaluate.duplicate_match("random", "random", deals=1, rules="nosuchrules")
+
+
+class IllegalAgent(Agent):
+    def act(self, observation, view):
+        return 70
+
+
+def test_cli_illegal_action_names_the_agent(tmp_path):
+    p = run_cli("random", f"{__file__}:IllegalAgent", "--deals", "2")
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert f"agent '{__file__}:IllegalAgent': illegal action 70" in p.stderr
+
+
+def run_cli(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["random", "nosuchagent"], "cannot load agent 'nosuchagent'"),
+        (["random", "missing_file.py:Agent"], "no such file"),
+        (["random", "random", "--rules", "missing.yaml"], "rules file not found: missing.yaml"),
+        (["random", "random", "--rules", "nosuchpreset"], "unknown rules preset"),
+        (["random", "random", "--out", "/no/such/folder/x.json"], "--out: folder /no/such/folder does not exist"),
+    ],
+)
+def test_cli_bad_input_is_one_clear_line_and_exit_2(args, expected):
+    p = run_cli(*args, "--deals", "2")
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], p.stderr
+
+
+def test_cli_bad_rules_file_content(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("target_score: 31\nkaboot: triple\n")
+    p = run_cli("random", "random", "--deals", "2", "--rules", str(bad))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "rules.kaboot" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_cli_json_and_records(tmp_path):
+    agent_file = tmp_path / "mine.py"
+    agent_file.write_text(
+        "from agents import Agent\n"
+        "class Lowest(Agent):\n"
+        "    def act(self, observation, view):\n"
+        "        return min(view.legal_actions)\n"
+    )
+    out, recs = tmp_path / "r.json", tmp_path / "h.jsonl"
+    p = run_cli("random", f"{agent_file}:Lowest", "--deals", "6", "--games", "2", "--seed", "3",
+                "--out", str(out), "--records", str(recs))
+    assert p.returncode == 0, p.stderr
+    assert "margin of random" in p.stdout
+    data = json.loads(out.read_text())
+    spec_b = f"{agent_file}:Lowest"
+    assert data["agents"] == ["random", spec_b]
+    assert data["rules"]["target_score"] == 31 and data["seed"] == 3 and data["deals"] == 6
+    assert set(data["margin"]) >= {"mean", "ci95"} and len(data["margin"]["ci95"]) == 2
+    assert data["games"]["played"] == 2 and {"a_won", "ci95"} <= set(data["games"])
+    assert set(data["stats"]) == {"random", spec_b}
+    assert set(data["stats"]["random"]) == set(evaluate.STAT_DOCS)
+    lines = [json.loads(x) for x in recs.read_text().splitlines()]
+    deal_recs = [r for r in lines if "deal_index" in r]
+    assert {(r["deal_index"], r["table"]) for r in deal_recs} == {(i, t) for i in range(6) for t in (0, 1)}
+    assert any("game_index" in r for r in lines)
+    assert all(len(r["seats"]) == 4 for r in lines)
+
+
+def test_cli_round_robin_json(tmp_path):
+    out = tmp_path / "rr.json"
+    p = run_cli("random", "random", "random", "--deals", "4", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    data = json.loads(out.read_text())
+    assert data["agents"] == ["random", "random (2)", "random (3)"]
+    assert len(data["pairs"]) == 3 and set(data["ratings"]) == set(data["agents"])
+    assert "least squares" in data["rating_method"]
+    assert "ratings" in p.stdout
