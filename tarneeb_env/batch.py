@@ -1,0 +1,309 @@
+"""``BatchEnv``: N independent Tarneeb games advanced in lockstep, for fast self-play.
+
+Each game follows exactly the AEC env's rules, observations, rewards and hand
+records (tests/test_batch.py checks it step for step against ``raw_env``).
+State is struct-of-arrays and every decision runs in the numba kernels of
+:mod:`tarneeb_env.batch_kernels`; only what happens when a deal ends (the
+shuffle from the game's numpy generator, the dealer draw of a new episode, the
+hand record) runs in Python.
+
+Seeding: game ``i`` of ``BatchEnv(seed=s)`` is the AEC env reset with
+``seed=be.game_seeds[i]``, and when its episode ends it auto-resets like
+``raw_env.reset()`` without a seed (its generator continued, dealer drawn, a
+random deal). ``game_seeds`` come from ``np.random.SeedSequence(s).spawn(N)``:
+child ``i``'s first 64-bit word, an int ``raw_env.reset(seed=...)`` accepts.
+"""
+from __future__ import annotations
+
+import gc
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from . import batch_kernels as bk
+from .cards import NUM_ACTIONS, action_str, cards_of
+from .game import PHASES, IllegalActionError, validate_deal
+from .observation import OBS_SIZE
+from .rules import RulesSpec, make_rules
+from .view import PlayerView
+
+_OPTION_KEYS = ("deal", "dealer", "scores", "exposed_card")
+
+
+def game_seeds(seed: Optional[int], num_games: int) -> list[int]:
+    """Per-game int seeds: child ``i`` of ``SeedSequence(seed).spawn(num_games)``, first uint64 word."""
+    children = np.random.SeedSequence(seed).spawn(num_games)
+    return [int(c.generate_state(1, np.uint64)[0]) for c in children]
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of an int8 (N, 70) action mask (random play, benchmarks)."""
+    mask = np.ascontiguousarray(mask, dtype=np.int8)
+    if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
+        raise ValueError(f"mask: expected shape (N, {NUM_ACTIONS}), got {mask.shape}")
+    out = np.full(len(mask), -1, dtype=np.int64)
+    bk.sample_legal(mask, rng.random(len(mask)), out)
+    if (out < 0).any():
+        raise ValueError(f"mask: row {int(np.argmax(out < 0))} has no legal action")
+    return out
+
+
+class BatchEnv:
+    """N Tarneeb games; every :meth:`step` takes one action per game, for its seat to act.
+
+    ``step`` returns ``(obs, mask, seat, rewards, done, records)``: the next
+    decision of every game (float32 (N, 678) observation of the seat to act,
+    int8 (N, 70) action mask, int64 (N,) seat), float32 (N, 4) rewards per
+    absolute seat for games whose deal ended, bool (N,) episode ended (that
+    game has already auto-reset; ``be.truncated`` tells which of them hit
+    ``max_hands``), and ``(game_index, hand_record)`` for every deal that ended.
+    Arrays returned are new each call, so callers may keep them.
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        rules: RulesSpec = "classic",
+        episode: str = "hand",
+        reward: str = "score_diff",
+        max_hands: int = 200,
+        seed: Optional[int] = None,
+    ):
+        if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, bool) or num_games < 1:
+            raise ValueError(f"num_games: must be a positive int, got {num_games!r}")
+        if episode not in ("hand", "game"):
+            raise ValueError(f"episode: {episode!r} is not one of ['hand', 'game']")
+        if reward not in ("score_diff", "win"):
+            raise ValueError(f"reward: {reward!r} is not one of ['score_diff', 'win']")
+        if not isinstance(max_hands, int) or isinstance(max_hands, bool) or max_hands < 1:
+            raise ValueError(f"max_hands: must be a positive int, got {max_hands!r}")
+        n = self.num_games = int(num_games)
+        self.rules = make_rules(rules)
+        self.episode = episode
+        self.reward_mode = reward
+        self.max_hands = max_hands
+        self._rules_dict = self.rules.to_dict()
+        self._rv = bk.rule_vector(self.rules, episode, reward, max_hands)
+        self.game_seeds = game_seeds(seed, n)
+        self._rngs = [np.random.default_rng(s) for s in self.game_seeds]
+        self._st = np.zeros((n, bk.NUM_COLS), dtype=np.int64)
+        self._auc = np.zeros((n, bk.MAX_AUCTION, 3), dtype=np.int8)
+        self._plays = np.zeros((n, 52, 2), dtype=np.int8)
+        self._tw = np.zeros((n, 13), dtype=np.int8)
+        self._dealt = np.zeros((n, 4, 13), dtype=np.int8)
+        self._outcome = np.zeros(n, dtype=np.int8)
+        self.truncated = np.zeros(n, dtype=bool)
+        self._ready = False
+
+    def _state(self):
+        return self._st, self._auc, self._plays, self._tw, self._dealt
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: Optional[int] = None, options: Optional[Sequence[Optional[dict[str, Any]]]] = None):
+        """Start a new episode in every game; returns ``(obs, mask, seat)``.
+
+        ``seed`` re-derives every game's generator (see :func:`game_seeds`);
+        without it each game continues its own. ``options``: a list of N
+        per-game option dicts (or None), keys as ``raw_env.reset``
+        (``deal``, ``dealer``, ``scores``, ``exposed_card``); they apply to
+        this reset only, auto-resets deal at random.
+        """
+        n = self.num_games
+        if options is not None and (isinstance(options, dict) or len(options) != n):
+            raise ValueError(f"options: expected a list of {n} per-game dicts (or None), got {options!r:.80}")
+        self._ready = False
+        if seed is not None:
+            self.game_seeds = game_seeds(seed, n)
+            self._rngs = [np.random.default_rng(s) for s in self.game_seeds]
+        random_games, perms, dealers = [], [], []
+        for i in range(n):
+            opts = dict(options[i] or {}) if options is not None else {}
+            unknown = sorted(set(opts) - set(_OPTION_KEYS))
+            if unknown:
+                raise ValueError(f"options[{i}]: unknown key(s) {unknown}; allowed: {list(_OPTION_KEYS)}")
+            rng = self._rngs[i]
+            dealer = opts.get("dealer")
+            if dealer is None:
+                dealer = int(rng.integers(4))
+            if not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
+                raise ValueError(f"options[{i}]['dealer'] must be a seat 0..3, got {dealer!r}")
+            scores = opts.get("scores", (0, 0))
+            if len(scores) != 2:
+                raise ValueError(f"options[{i}]['scores'] must be [a, b], got {scores!r}")
+            if opts.get("deal") is None:
+                if tuple(scores) == (0, 0):
+                    random_games.append(i)
+                    dealers.append(int(dealer))
+                    perms.append(rng.permutation(52))
+                    continue
+                hands, exposed = None, None
+            else:
+                try:
+                    hands, exposed = validate_deal(opts["deal"], dealer, opts.get("exposed_card"), self.rules)
+                except ValueError as e:
+                    raise ValueError(f"options[{i}]: {e}") from None
+            self._start_game(i, int(dealer), scores, hands, exposed)
+        if random_games:
+            bk.deal_from_perms(
+                *self._state(), np.array(random_games, dtype=np.int64), np.array(perms, dtype=np.int64),
+                np.array(dealers, dtype=np.int64), self._rv, *self._outputs(),
+            )
+        self.truncated[:] = False
+        self._ready = True
+        return self._observe()
+
+    def _start_game(self, i: int, dealer: int, scores, hands, exposed) -> None:
+        """A new game with given scores (and maybe a fixed deal), drawing as ``TarneebGame.start_deal`` does."""
+        rng = self._rngs[i]
+        bk.new_game(self._st, i, dealer, int(scores[0]), int(scores[1]))
+        if hands is None:
+            perm = rng.permutation(52)
+            hands = [0, 0, 0, 0]
+            for k, card in enumerate(perm.tolist()):
+                hands[(dealer + 1 + k) % 4] |= 1 << card
+            exposed = int(perm[51])
+        if self.rules.trump != "last_card":
+            exposed = -1
+        elif exposed is None:
+            exposed = int(rng.choice(cards_of(hands[dealer])))
+        bk.start_deal(*self._state(), i, np.array(hands, dtype=np.int64), exposed, self._rv)
+
+    # ------------------------------------------------------------------- step
+    def step(self, actions):
+        """Apply one action per game; returns ``(obs, mask, seat, rewards, done, records)``."""
+        if not self._ready:
+            raise RuntimeError("BatchEnv.step called before reset()")
+        n = self.num_games
+        acts = np.asarray(actions)
+        if acts.shape != (n,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions: expected {n} ints, got array of shape {acts.shape} and dtype {acts.dtype}")
+        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        st, auc, plays, tw, dealt = self._state()
+        obs, mask, seat = self._outputs()
+        rewards = np.empty((n, 4), dtype=np.float32)
+        outcome = self._outcome
+        ended = bk.step_games(st, auc, plays, tw, acts, self._rv, rewards, outcome, obs, mask, seat)
+        if ended < 0:
+            bad = -1 - ended
+            a = int(acts[bad])
+            name = action_str(a) if 0 <= a < NUM_ACTIONS else "not an action"
+            raise IllegalActionError(
+                f"game {bad}: illegal action {a} ({name}) for player_{st[bad, bk.CURRENT]} in phase "
+                f"{PHASES[st[bad, bk.PHASE]]}; legal actions: {list(self._legal_actions(bad))}"
+            )
+        done = outcome >= bk.TERMINATED
+        np.equal(outcome, bk.TRUNCATED, out=self.truncated)
+        records = []
+        if ended:
+            games = np.flatnonzero(outcome)
+            records = self._records(games)
+            perms = np.empty((len(games), 52), dtype=np.int64)
+            perms[:] = np.arange(52)
+            dealers = np.full(len(games), -1, dtype=np.int64)
+            rngs = self._rngs
+            for k, i in enumerate(games.tolist()):
+                rng = rngs[i]
+                if done[i]:
+                    dealers[k] = rng.integers(4)
+                rng.shuffle(perms[k])  # what rng.permutation(52) in deal_cards draws
+            bk.deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, self._rv, obs, mask, seat)
+        return obs, mask, seat, rewards, done, records
+
+    def _records(self, games: np.ndarray) -> list[tuple[int, dict[str, Any]]]:
+        """Hand records of the deals that just ended in ``games``, as ``TarneebGame.hand_record``.
+
+        They are thousands of small lists per step; the cyclic garbage collector is paused while they are
+        built (none of them can form a cycle), which otherwise would rescan the heap several times.
+        """
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._build_records(games)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _build_records(self, games: np.ndarray) -> list[tuple[int, dict[str, Any]]]:
+        rows = self._st[games].tolist()
+        dealt = self._dealt[games].tolist()
+        auctions = self._auc[games, :, :2].tolist()
+        plays = self._plays[games].tolist()
+        winners = self._tw[games].tolist()
+        out = []
+        for k, i in enumerate(games.tolist()):
+            r = rows[k]
+            declared = r[bk.DECLARER] >= 0
+            out.append((i, {
+                "dealer": r[bk.DEALER],
+                "deal": dealt[k],
+                "exposed_card": r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None,
+                "auction": auctions[k][: r[bk.AUC_LEN]],
+                "declarer": r[bk.DECLARER] if declared else None,
+                "bid": r[bk.BID] if declared else None,
+                "bids": r[bk.BIDS0 : bk.BIDS0 + 4],
+                "trump": r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None,
+                "plays": plays[k][: r[bk.NPLAYED]],
+                "trick_winners": winners[k][: r[bk.NPLAYED] // 4],
+                "tricks_won": r[bk.TWON0 : bk.TWON0 + 2],
+                "tricks_by_seat": r[bk.TBS0 : bk.TBS0 + 4],
+                "score_delta": r[bk.DELTA0 : bk.DELTA0 + 2],
+                "seat_score_delta": r[bk.SDELTA0 : bk.SDELTA0 + 4],
+                "scores": r[bk.SCORE0 : bk.SCORE0 + 2],
+                "seat_scores": r[bk.SSCORE0 : bk.SSCORE0 + 4],
+                "thrown_in": bool(r[bk.THROWN_IN]),
+                "rules": dict(self._rules_dict),
+            }))
+        return out
+
+    # ---------------------------------------------------------- observations
+    def _outputs(self):
+        n = self.num_games
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        return obs, np.empty((n, NUM_ACTIONS), dtype=np.int8), np.empty(n, dtype=np.int64)
+
+    def _observe(self):
+        obs, mask, seat = self._outputs()
+        bk.observe_all(self._st, self._auc, self._plays, self._rv, obs, mask, seat)
+        return obs, mask, seat
+
+    def _legal_actions(self, i: int) -> tuple[int, ...]:
+        row = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        bk.legal_mask_row(self._st, self._plays, i, self._rv, row)
+        return tuple(np.flatnonzero(row).tolist())
+
+    def view(self, i: int, seat: Optional[int] = None) -> PlayerView:
+        """PlayerView of game ``i`` for ``seat`` (default: the seat to act), as ``make_view``."""
+        if not self._ready:
+            raise RuntimeError("BatchEnv.view called before reset()")
+        if not 0 <= i < self.num_games:
+            raise IndexError(f"game index {i} out of range 0..{self.num_games - 1}")
+        r = self._st[i].tolist()
+        to_act = r[bk.CURRENT]
+        seat = to_act if seat is None else int(seat)
+        if not 0 <= seat < 4:
+            raise ValueError(f"seat must be 0..3, got {seat}")
+        n = r[bk.NPLAYED]
+        played = tuple(map(tuple, self._plays[i, :n].tolist()))
+        declared = r[bk.DECLARER] >= 0
+        return PlayerView(
+            seat=seat,
+            dealer=r[bk.DEALER],
+            phase=PHASES[r[bk.PHASE]],
+            hand=cards_of(r[bk.HAND0 + seat]),
+            auction=tuple(map(tuple, self._auc[i, : r[bk.AUC_LEN], :2].tolist())),
+            declarer=r[bk.DECLARER] if declared else None,
+            bid=r[bk.BID] if declared else None,
+            trump=r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None,
+            bids=tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
+            exposed_card=r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None,
+            leader=r[bk.LEADER] if r[bk.LEADER] >= 0 else None,
+            trick=played[n - n % 4 :],
+            played=played,
+            tricks_won=tuple(r[bk.TWON0 : bk.TWON0 + 2]),
+            tricks_by_seat=tuple(r[bk.TBS0 : bk.TBS0 + 4]),
+            scores=tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
+            seat_scores=tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]),
+            to_act=to_act,
+            legal_actions=self._legal_actions(i) if seat == to_act else (),
+            rules=self.rules,
+        )
