@@ -1,0 +1,309 @@
+"""Self-play PPO for Tarneeb.
+
+    python train.py --config configs/default.yaml [--set key=value ...] [--run-dir runs/NAME]
+    python train.py --resume runs/NAME [--set budget.decisions=...]
+
+One actor-critic plays all four seats (masked categorical policy); each
+iteration collects ``env.num_games x env.rollout_steps`` decisions on the batch
+engine against an opponent pool, runs PPO on the learned decisions, and writes
+TensorBoard scalars, ``latest.pt`` and periodic checkpoints to the run dir.
+Every iteration is seeded from ``(env.seed, iteration)``, so ``--resume``
+continues exactly where an uninterrupted run would be (on CPU).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import time
+from typing import Any, Optional
+
+import numpy as np
+import torch
+import yaml
+
+from agents.checkpoint import CheckpointError, load_checkpoint, rng_states, save_checkpoint, set_rng_states
+from agents.config import Config, ConfigError, apply_overrides, config_from_dict, dump_config, load_config
+from agents.model import ActorCritic
+from agents.ppo import PPOBatch, ppo_update
+from agents.rollout import LocalRollout, OpponentPool
+
+# Keys --set may change on --resume: the ones that do not alter what the run computes.
+RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads")
+
+
+class Trainer:
+    """Owns the learner state (model, optimizer, pool, counters) and the training loop."""
+
+    def __init__(self, cfg: Config, run_dir: str, resume: Optional[dict[str, Any]] = None, progress: bool = True):
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.progress = progress
+        if cfg.threads > 0:
+            torch.set_num_threads(cfg.threads)
+        self.device = torch.device(
+            ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
+        )
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise ConfigError("device: 'cuda' requested but torch sees no CUDA device (use auto or cpu)")
+        self.rules = cfg.make_rules()
+        torch.manual_seed(cfg.env.seed)
+        np.random.seed(cfg.env.seed)
+        self.model = ActorCritic(cfg.model.hidden).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+        self.pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots)
+        self.rollout = LocalRollout(cfg, self.rules)
+        self.counters = {"iteration": 0, "decisions": 0, "learned_decisions": 0, "hands": 0, "seconds": 0.0}
+        self.last_eval: dict[str, float] = {}
+        if resume is not None:
+            self._restore(resume)
+
+    # ------------------------------------------------------------ state
+    def _restore(self, data: dict[str, Any]) -> None:
+        self.model.load_state_dict(data["state_dict"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.pool.load_state(data["pool"])
+        self.counters = dict(data["counters"])
+        self.last_eval = dict(data.get("last_eval", {}))
+        set_rng_states(data["rng"])
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "config": self.cfg.to_dict(),
+            "learn": {"phases": list(self.cfg.learn.phases), "other": self.cfg.learn.other},
+            "model": self.model.arch(),
+            "state_dict": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
+            "optimizer": _to_cpu(self.optimizer.state_dict()),
+            "pool": self.pool.state(),
+            "counters": dict(self.counters),
+            "last_eval": dict(self.last_eval),
+            "rng": rng_states(),
+        }
+
+    def save(self) -> str:
+        latest = os.path.join(self.run_dir, "latest.pt")
+        payload = self.payload()
+        save_checkpoint(latest, payload)
+        it = self.counters["iteration"]
+        if it % self.cfg.checkpoint.interval == 0:
+            save_checkpoint(os.path.join(self.run_dir, f"iter_{it:06d}.pt"), payload)
+            kept = sorted(glob.glob(os.path.join(self.run_dir, "iter_*.pt")))
+            for old in kept[: -self.cfg.checkpoint.keep]:
+                os.remove(old)
+        return latest
+
+    # ------------------------------------------------------------ budget
+    def progress_fraction(self) -> float:
+        b, c = self.cfg.budget, self.counters
+        parts = [0.0]
+        if b.decisions is not None:
+            parts.append(c["decisions"] / b.decisions)
+        if b.iterations is not None:
+            parts.append(c["iteration"] / b.iterations)
+        return min(1.0, max(parts))
+
+    def done(self, started: float, base_seconds: float) -> bool:
+        b, c = self.cfg.budget, self.counters
+        if b.decisions is not None and c["decisions"] >= b.decisions:
+            return True
+        if b.iterations is not None and c["iteration"] >= b.iterations:
+            return True
+        elapsed = base_seconds + time.perf_counter() - started
+        return b.minutes is not None and elapsed >= b.minutes * 60
+
+    def learning_rate(self) -> float:
+        if self.cfg.ppo.lr_schedule == "linear":
+            return self.cfg.ppo.lr * max(1.0 - self.progress_fraction(), 0.02)
+        return self.cfg.ppo.lr
+
+    # ------------------------------------------------------------ loop
+    def iteration(self) -> dict[str, float]:
+        """Collect one rollout and update the policy; returns the logged scalars."""
+        cfg, it = self.cfg, self.counters["iteration"]
+        seed = int(np.random.SeedSequence([cfg.env.seed, it]).generate_state(1)[0])
+        t0 = time.perf_counter()
+        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+        result = self.rollout.collect(weights, self.pool.entries(), seed)
+        lr = self.learning_rate()
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        dev = self.device
+        batch = PPOBatch(
+            obs=torch.from_numpy(result.obs).to(dev),
+            mask=torch.from_numpy(result.mask).to(dev),
+            actions=torch.from_numpy(result.actions).to(dev),
+            logp=torch.from_numpy(result.logp).to(dev),
+            advantages=torch.from_numpy(result.advantages).to(dev),
+            returns=torch.from_numpy(result.returns).to(dev),
+            values=torch.from_numpy(result.values).to(dev),
+        )
+        t1 = time.perf_counter()
+        stats: dict[str, float] = {}
+        if len(batch):
+            gen = torch.Generator().manual_seed(seed ^ 0x0BADC0DE)
+            stats = ppo_update(
+                self.model, self.optimizer, batch, epochs=cfg.ppo.epochs, minibatch_size=cfg.ppo.minibatch_size,
+                clip=cfg.ppo.clip, ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
+                max_grad_norm=cfg.ppo.max_grad_norm, target_kl=cfg.ppo.target_kl, generator=gen,
+            )
+        t2 = time.perf_counter()
+        s = result.stats
+        c = self.counters
+        c["iteration"] = it + 1
+        c["decisions"] += int(s["decisions"])
+        c["learned_decisions"] += int(s["learned_decisions"])
+        c["hands"] += int(s["hands"])
+        if (it + 1) % cfg.selfplay.snapshot_interval == 0:
+            self.pool.add_snapshot(it + 1, self.model.state_dict())
+        out = {f"losses/{k}": v for k, v in stats.items() if k != "minibatches"}
+        out.update({
+            "charts/SPS": s["decisions"] / (t2 - t0),  # run() replaces it with the figure including the save
+            "charts/rollout_SPS": s["decisions"] / max(s["rollout_seconds"], 1e-9),
+            "charts/update_seconds": t2 - t1,
+            "charts/agent_seconds": s["agent_seconds"],
+            "charts/learning_rate": lr,
+            "charts/learned_decisions": s["learned_decisions"],
+            "charts/mean_hand_reward": s["mean_hand_reward"],
+            "charts/pool_size": float(len(self.pool.entries())),
+            "bidding/avg_bid": s["avg_bid"],
+            "bidding/pass_rate": s["pass_rate"],
+            "bidding/contracts_made": s["contracts_made"],
+            "bidding/declared_share": s["declared_share"],
+        })
+        return out
+
+    def evaluate(self, checkpoint_path: str) -> dict[str, float]:
+        """Duplicate matches of the saved policy against each ``eval.opponents`` entry."""
+        from evaluate import duplicate_match
+
+        e = self.cfg.eval
+        out = {}
+        for opponent in e.opponents:
+            m = duplicate_match(checkpoint_path, opponent, deals=e.deals, seed=e.seed, rules=self.rules,
+                                workers=e.workers)
+            key = f"eval/margin_vs_{_tag(opponent)}"
+            out[key] = m.margin
+            if m.ci95 is not None:
+                out[key + "_ci_lo"], out[key + "_ci_hi"] = float(m.ci95[0]), float(m.ci95[1])
+        return out
+
+    def run(self) -> dict[str, Any]:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        cfg = self.cfg
+        writer = SummaryWriter(self.run_dir)
+        started, base = time.perf_counter(), float(self.counters["seconds"])
+        total = cfg.budget.decisions
+        bar = tqdm(total=total, initial=self.counters["decisions"], unit="dec", unit_scale=True,
+                   disable=not self.progress, dynamic_ncols=True)
+        try:
+            while not self.done(started, base):
+                t0 = time.perf_counter()
+                before = self.counters["decisions"]
+                scalars = self.iteration()
+                c = self.counters
+                c["seconds"] = base + time.perf_counter() - started
+                step = c["decisions"]
+                it = c["iteration"]
+                path = self.save()
+                scalars["charts/SPS"] = (step - before) / (time.perf_counter() - t0)
+                if cfg.eval.interval and (it % cfg.eval.interval == 0 or self.done(started, base)):
+                    te = time.perf_counter()
+                    self.last_eval = self.evaluate(path)
+                    scalars.update(self.last_eval)
+                    scalars["charts/eval_seconds"] = time.perf_counter() - te
+                    save_checkpoint(path, self.payload())  # latest.pt also carries its eval
+                for k, v in scalars.items():
+                    if v == v:  # skip NaN (e.g. no contract declared this iteration)
+                        writer.add_scalar(k, v, step)
+                writer.flush()
+                postfix = {"it": it, "dec/s": f"{scalars['charts/SPS']:.0f}",
+                           "hand_r": f"{scalars['charts/mean_hand_reward']:.2f}"}
+                if "eval/margin_vs_rule" in self.last_eval:
+                    postfix["vs_rule"] = f"{self.last_eval['eval/margin_vs_rule']:+.2f}"
+                bar.set_postfix(postfix, refresh=False)
+                bar.update(step - bar.n)
+        finally:
+            bar.close()
+            writer.close()
+        return {"counters": dict(self.counters), "last_eval": dict(self.last_eval)}
+
+
+def _tag(spec: str) -> str:
+    base = os.path.splitext(os.path.basename(spec.split(":")[-1]))[0]
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in base)
+
+
+def _to_cpu(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_to_cpu(v) for v in obj]
+    return obj
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", help="YAML config (see configs/default.yaml)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key (dotted path, value parsed as YAML); repeatable")
+    p.add_argument("--run-dir", help="output directory (default runs/<config name>)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = p.parse_args(argv)
+    if args.resume and (args.config or args.run_dir):
+        p.error("--resume continues a run with its saved config; do not combine it with --config or --run-dir")
+    if not args.resume and not args.config:
+        p.error("give --config FILE (or --resume RUN_DIR)")
+    return args
+
+
+def setup(args: argparse.Namespace) -> Trainer:
+    """Resolve config and run dir from the command line and build the trainer."""
+    if args.resume:
+        data = load_checkpoint(os.path.join(args.resume, "latest.pt"))
+        for item in args.set:
+            key = item.partition("=")[0].strip()
+            if key.split(".")[0] not in RESUME_MUTABLE:
+                raise ConfigError(f"--set {key}: cannot be changed on --resume (only {', '.join(RESUME_MUTABLE)})")
+        cfg = config_from_dict(apply_overrides(data["config"], args.set))
+        run_dir = args.resume
+    else:
+        cfg = load_config(args.config, args.set)
+        run_dir = args.run_dir or os.path.join("runs", os.path.splitext(os.path.basename(args.config))[0])
+        if os.path.exists(os.path.join(run_dir, "latest.pt")):
+            raise ConfigError(f"{run_dir} already holds a run; continue it with --resume {run_dir} or pick --run-dir")
+        data = None
+    os.makedirs(run_dir, exist_ok=True)
+    with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as f:
+        f.write(dump_config(cfg))
+    return Trainer(cfg, run_dir, resume=data, progress=not args.no_progress)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        trainer = setup(args)
+    except (ConfigError, CheckpointError, yaml.YAMLError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        summary = trainer.run()
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; resume with: python train.py --resume {trainer.run_dir}", file=sys.stderr)
+        return 130
+    c = summary["counters"]
+    print(f"done: {c['iteration']} iterations, {c['decisions']} decisions in {c['seconds'] / 60:.1f} min; "
+          f"checkpoint {os.path.join(trainer.run_dir, 'latest.pt')}")
+    for k, v in summary["last_eval"].items():
+        print(f"  {k}: {v:+.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,301 @@
+"""The training configuration: one dataclass per YAML section, validated on load.
+
+Unknown keys, wrong types and impossible values raise :class:`ConfigError`
+naming the dotted key and what is allowed. ``--set key=value`` overrides any
+key (values parsed as YAML). A float written ``3e-4`` (which YAML 1.1 reads as
+a string) is accepted as the number it spells.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import yaml
+
+from tarneeb_env import Rules, make_rules
+
+from .model import PHASE_NAMES
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message names the key."""
+
+
+def _meta(*, choices=None, lo=None, hi=None, lo_open=False, doc=""):
+    return {"choices": choices, "lo": lo, "hi": hi, "lo_open": lo_open, "doc": doc}
+
+
+@dataclass
+class EnvConfig:
+    num_games: int = field(default=128, metadata=_meta(lo=1, doc="games played at once"))
+    rollout_steps: int = field(default=256, metadata=_meta(lo=1, doc="decisions per game per iteration"))
+    seed: int = field(default=0, metadata=_meta(lo=0))
+
+
+@dataclass
+class ModelConfig:
+    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_meta(lo=1))
+
+
+@dataclass
+class PPOConfig:
+    lr: float = field(default=3e-4, metadata=_meta(lo=0, lo_open=True))
+    lr_schedule: str = field(default="linear", metadata=_meta(choices=("constant", "linear")))
+    clip: float = field(default=0.2, metadata=_meta(lo=0, lo_open=True))
+    epochs: int = field(default=3, metadata=_meta(lo=1))
+    minibatch_size: int = field(default=4096, metadata=_meta(lo=1))
+    gae_lambda: float = field(default=0.95, metadata=_meta(lo=0, hi=1))
+    gamma: float = field(default=1.0, metadata=_meta(lo=0, hi=1))
+    ent_coef: float = field(default=0.01, metadata=_meta(lo=0))
+    vf_coef: float = field(default=0.5, metadata=_meta(lo=0))
+    max_grad_norm: float = field(default=0.5, metadata=_meta(lo=0, lo_open=True))
+    target_kl: Optional[float] = field(default=0.03, metadata=_meta(lo=0, lo_open=True))
+    reward_scale: float = field(default=0.1, metadata=_meta(lo=0, lo_open=True, doc="value targets = reward * this"))
+
+
+@dataclass
+class SelfPlayConfig:
+    weights: dict[str, float] = field(
+        default_factory=lambda: {"current": 0.5, "snapshots": 0.25, "rule": 0.25},
+        metadata=_meta(lo=0, doc="'current', 'snapshots' or an agent spec (rule, random, x.pt) -> weight"),
+    )
+    snapshot_interval: int = field(default=10, metadata=_meta(lo=1, doc="iterations between snapshots"))
+    max_snapshots: int = field(default=8, metadata=_meta(lo=1))
+
+
+@dataclass
+class LearnConfig:
+    phases: list[str] = field(default_factory=lambda: list(PHASE_NAMES), metadata=_meta(choices=PHASE_NAMES))
+    other: str = field(default="rule", metadata=_meta(doc="agent spec playing the phases not learned"))
+    guided_share: float = field(
+        default=0.0,
+        metadata=_meta(lo=0, hi=1, doc="share of games where `other` also bids and names trump for the network "
+                                      "seats, so card play sees contracts an untrained bidder would not make"),
+    )
+
+
+@dataclass
+class EvalConfig:
+    interval: int = field(default=20, metadata=_meta(lo=0, doc="iterations between evaluations (0 = never)"))
+    deals: int = field(default=200, metadata=_meta(lo=1))
+    opponents: list[str] = field(default_factory=lambda: ["rule", "random"])
+    seed: int = field(default=12345, metadata=_meta(lo=0))
+    workers: int = field(default=1, metadata=_meta(lo=1))
+
+
+@dataclass
+class CheckpointConfig:
+    interval: int = field(default=20, metadata=_meta(lo=1, doc="iterations between kept checkpoints"))
+    keep: int = field(default=5, metadata=_meta(lo=1, doc="periodic checkpoints kept"))
+
+
+@dataclass
+class BudgetConfig:
+    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1))
+    minutes: Optional[float] = field(default=None, metadata=_meta(lo=0, lo_open=True))
+    iterations: Optional[int] = field(default=None, metadata=_meta(lo=1))
+
+
+@dataclass
+class Config:
+    rules: Union[str, dict] = "classic"
+    env: EnvConfig = field(default_factory=EnvConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    learn: LearnConfig = field(default_factory=LearnConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
+    device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda")))
+    threads: int = field(default=2, metadata=_meta(lo=0, doc="torch threads (0 = torch's default)"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def make_rules(self) -> Rules:
+        return make_rules(self.rules)
+
+
+_FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _type_name(tp) -> str:
+    origin = typing.get_origin(tp)
+    if tp is int:
+        return "an int"
+    if tp is float:
+        return "a number"
+    if tp is str:
+        return "a string"
+    if tp is bool:
+        return "true/false"
+    if origin is list:
+        return f"a list of {_type_name(typing.get_args(tp)[0])[2:]}s".replace("an ", "")
+    if origin is dict:
+        return "a mapping of names to numbers"
+    if origin is Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        names = " or ".join(_type_name(a) for a in args)
+        return names + (" or null" if type(None) in typing.get_args(tp) else "")
+    return str(tp)
+
+
+def _coerce(key: str, value: Any, tp, meta: dict) -> Any:
+    """Check ``value`` against type ``tp`` and bounds; returns the value (floats as float)."""
+    origin = typing.get_origin(tp)
+    if origin is Union:
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _coerce(key, value, a, meta)
+            except ConfigError:
+                if len(args) == 2:
+                    raise
+        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+        (item,) = typing.get_args(tp)
+        return [_coerce(f"{key}[{i}]", v, item, meta) for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+        _, vt = typing.get_args(tp)
+        return {str(k): _coerce(f"{key}.{k}", v, vt, meta) for k, v in value.items()}
+    if tp is float:
+        if isinstance(value, str) and _FLOAT_RE.match(value.strip()):
+            value = float(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        value = float(value)
+    elif tp is int:
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            value = int(value)  # 1e6 written as a float
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: expected an int, got {value!r}")
+    elif tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+    elif tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+    choices, lo, hi = meta.get("choices"), meta.get("lo"), meta.get("hi")
+    if choices is not None and value not in choices:
+        raise ConfigError(f"{key}: {value!r} is not one of {list(choices)}")
+    if lo is not None and (value < lo or (meta.get("lo_open") and value == lo)):
+        raise ConfigError(f"{key}: must be {'>' if meta.get('lo_open') else '>='} {lo}, got {value!r}")
+    if hi is not None and value > hi:
+        raise ConfigError(f"{key}: must be <= {hi}, got {value!r}")
+    return value
+
+
+def _build(cls, data: Any, prefix: str):
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        where = f"{prefix}." if prefix else ""
+        raise ConfigError(f"unknown key {where}{unknown[0]!s}; allowed in {prefix or 'the top level'}: {list(fields)}")
+    kwargs = {}
+    for name, value in data.items():
+        key = f"{prefix}.{name}" if prefix else name
+        tp = hints[name]
+        if dataclasses.is_dataclass(tp):
+            kwargs[name] = _build(tp, value if value is not None else {}, key)
+        elif name == "rules" and cls is Config:
+            kwargs[name] = _check_rules(value)
+        else:
+            kwargs[name] = _coerce(key, value, tp, dict(fields[name].metadata))
+    return cls(**kwargs)
+
+
+def _check_rules(value: Any) -> Union[str, dict]:
+    if not isinstance(value, (str, dict)):
+        raise ConfigError(f"rules: expected a preset name or a mapping of rule fields, got {value!r}")
+    try:
+        make_rules(value)
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"rules: {e}") from None
+    return value
+
+
+def _check_consistency(cfg: Config) -> None:
+    if not cfg.learn.phases:
+        raise ConfigError("learn.phases: must name at least one of ['bidding', 'trump', 'play']")
+    if len(set(cfg.learn.phases)) != len(cfg.learn.phases):
+        raise ConfigError(f"learn.phases: repeated phase in {cfg.learn.phases}")
+    if not cfg.model.hidden:
+        raise ConfigError("model.hidden: must list at least one layer width")
+    w = cfg.selfplay.weights
+    if not w or sum(w.values()) <= 0:
+        raise ConfigError("selfplay.weights: at least one weight must be positive")
+    if cfg.ppo.lr_schedule == "linear" and cfg.budget.decisions is None and cfg.budget.iterations is None:
+        raise ConfigError("ppo.lr_schedule: 'linear' decays to 0 over the budget, so budget.decisions or "
+                          "budget.iterations must be set (or use 'constant')")
+    if cfg.budget.decisions is None and cfg.budget.minutes is None and cfg.budget.iterations is None:
+        raise ConfigError("budget: set at least one of budget.decisions, budget.minutes, budget.iterations")
+
+
+def config_from_dict(data: dict[str, Any]) -> Config:
+    cfg = _build(Config, data or {}, "")
+    _check_consistency(cfg)
+    return cfg
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``key.sub=value`` strings (values parsed as YAML) to a nested dict, in place."""
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set {item!r}: expected key=value, e.g. ppo.lr=1e-4")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError as e:
+            raise ConfigError(f"--set {item!r}: value is not valid YAML ({e})") from None
+        parts = key.strip().split(".")
+        node = data
+        for i, p in enumerate(parts[:-1]):
+            nxt = node.get(p)
+            if nxt is None:
+                nxt = node[p] = {}
+            elif isinstance(nxt, str) and p == "rules" and i == 0:
+                nxt = node[p] = {"preset": nxt}  # rules.target_score=41 on top of a preset name
+            elif not isinstance(nxt, dict):
+                raise ConfigError(f"--set {item!r}: {'.'.join(parts[: i + 1])} is not a section")
+            node = nxt
+        node[parts[-1]] = value
+    return data
+
+
+def load_config(path: str | None, overrides: list[str] = ()) -> Config:
+    """Read a YAML file (or start from defaults when ``path`` is None), apply overrides, validate."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = yaml.safe_load(f) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"config file not found: {path}") from None
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a mapping of sections")
+    apply_overrides(data, list(overrides))
+    try:
+        return config_from_dict(data)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}" if path else str(e)) from None
+
+
+def dump_config(cfg: Config) -> str:
+    return yaml.safe_dump(cfg.to_dict(), sort_keys=False)

@@ -1,0 +1,154 @@
+"""The actor-critic network shared by all four seats, and the agent that plays it.
+
+One MLP trunk reads the 678-float observation; a policy head gives 70 logits and
+a value head the expected rest-of-hand reward (scaled by ``reward_scale``).
+Illegal actions are masked to a large negative logit (not ``-inf``, so that
+``p * log p`` stays 0 in the entropy) before sampling, in the loss and in the
+entropy: their probability underflows to exactly zero.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from tarneeb_env import NUM_ACTIONS, OBS_SIZE
+from tarneeb_env.observation import OFFSETS
+
+from .base import Agent
+
+MASKED_LOGIT = -1e9
+PHASE_NAMES = ("bidding", "trump", "play")
+_PHASE = OFFSETS["phase"]
+
+
+class ActorCritic(nn.Module):
+    """MLP trunk (tanh) with a policy head and a value head."""
+
+    def __init__(self, hidden: Sequence[int] = (256, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS):
+        super().__init__()
+        self.hidden = [int(h) for h in hidden]
+        self.obs_size = obs_size
+        self.num_actions = num_actions
+        layers: list[nn.Module] = []
+        width = obs_size
+        for h in self.hidden:
+            layers += [nn.Linear(width, h), nn.Tanh()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, num_actions)
+        self.value = nn.Linear(width, 1)
+        for m in self.trunk:
+            if isinstance(m, nn.Linear):
+                nn.init.orthogonal_(m.weight, gain=np.sqrt(2))
+                nn.init.zeros_(m.bias)
+        nn.init.orthogonal_(self.policy.weight, gain=0.01)
+        nn.init.zeros_(self.policy.bias)
+        nn.init.orthogonal_(self.value.weight, gain=1.0)
+        nn.init.zeros_(self.value.bias)
+
+    def arch(self) -> dict[str, Any]:
+        """What is needed to rebuild this network (stored in checkpoints)."""
+        return {"hidden": list(self.hidden), "obs_size": self.obs_size, "num_actions": self.num_actions}
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (B, 70) and values (B,). ``mask`` is bool or 0/1 (B, 70)."""
+        x = self.trunk(obs)
+        logits = masked_logits(self.policy(x), mask)
+        return logits, self.value(x).squeeze(-1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return logits.masked_fill(~mask.bool(), MASKED_LOGIT)
+
+
+def log_probs_entropy(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probabilities (B, 70) and entropy (B,) of masked logits."""
+    logp = torch.log_softmax(logits, dim=-1)
+    entropy = -(logp.exp() * logp).sum(-1)
+    return logp, entropy
+
+
+def sample_actions(logits: torch.Tensor, generator: Optional[torch.Generator]) -> torch.Tensor:
+    """Gumbel-max sampling from masked logits with a seeded generator."""
+    u = torch.rand(logits.shape, generator=generator).clamp_(1e-20, 1.0)
+    return torch.argmax(logits - torch.log(-torch.log(u)), dim=-1)
+
+
+def phase_of(obs: np.ndarray) -> np.ndarray:
+    """Phase index (0 bidding, 1 trump, 2 play, 3 done) of each observation row."""
+    return np.argmax(obs[..., _PHASE : _PHASE + 4], axis=-1)
+
+
+def phase_flags(phases: Sequence[str]) -> np.ndarray:
+    """bool[4]: which phase indices the policy controls."""
+    flags = np.zeros(4, dtype=bool)
+    for p in phases:
+        flags[PHASE_NAMES.index(p)] = True
+    return flags
+
+
+class PolicyAgent(Agent):
+    """A trained network at the table: greedy by default, ``sample=True`` samples.
+
+    Phases the network was not trained on (``phases``) are played by ``other``.
+    ``act_batch`` runs one forward pass for all the seats it decides for.
+    """
+
+    name = "policy"
+
+    def __init__(
+        self,
+        model: ActorCritic,
+        phases: Sequence[str] = PHASE_NAMES,
+        other: Optional[Agent] = None,
+        sample: bool = False,
+        seed: Optional[int] = None,
+    ):
+        self.model = model.eval()
+        self.phases = tuple(phases)
+        self.learned = phase_flags(self.phases)
+        if other is None and not self.learned[:3].all():
+            raise ValueError(f"a policy trained only on {list(self.phases)} needs an agent for the other phases")
+        self.other = other
+        self.sample = bool(sample)
+        super().__init__(seed)
+
+    def seed(self, seed: Optional[int] = None) -> None:
+        super().seed(seed)
+        if self.other is not None:
+            self.other.seed(None if seed is None else int(self.rng.integers(2**31)))
+
+    def reset(self) -> None:
+        if self.other is not None:
+            self.other.reset()
+
+    def act(self, observation: dict[str, Any], view) -> int:
+        return self.act_batch([observation], [view])[0]
+
+    def act_batch(self, observations, views) -> list[int]:
+        obs = np.stack([np.asarray(o["observation"], dtype=np.float32) for o in observations])
+        mask = np.stack([np.asarray(o["action_mask"]) for o in observations]).astype(bool)
+        mine = self.learned[phase_of(obs)]
+        actions = np.zeros(len(observations), dtype=np.int64)
+        idx = np.flatnonzero(mine)
+        if idx.size:
+            with torch.no_grad():
+                logits, _ = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]))
+            if self.sample:
+                probs = torch.softmax(logits.double(), -1).numpy()
+                cdf = np.cumsum(probs, axis=1)
+                u = self.rng.random(idx.size)[:, None] * cdf[:, -1:]
+                chosen = (cdf < u).sum(axis=1)
+                # guard against float round-off landing on an illegal tail action
+                chosen = np.where(mask[idx, np.minimum(chosen, NUM_ACTIONS - 1)], chosen, logits.argmax(-1).numpy())
+                actions[idx] = chosen
+            else:
+                actions[idx] = logits.argmax(-1).numpy()
+        rest = np.flatnonzero(~mine)
+        if rest.size:
+            picked = self.other.act_batch([observations[i] for i in rest], [views[i] for i in rest])
+            actions[rest] = picked
+        return [int(a) for a in actions]
