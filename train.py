@@ -1,13 +1,15 @@
-"""Self-play PPO for Tarneeb.
+"""Self-play PPO for Tarneeb, from a behaviour-cloning warm start.
 
     python train.py --config configs/default.yaml [--set key=value ...] [--run-dir runs/NAME]
     python train.py --resume runs/NAME [--set budget.decisions=...]
 
-One actor-critic plays all four seats (masked categorical policy); each
-iteration collects ``env.num_games x env.rollout_steps`` decisions on the batch
+One actor-critic plays all four seats (masked categorical policy). It first
+clones ``pretrain.teacher`` (``pretrain.decisions`` teacher-vs-teacher
+decisions, in chunks; policy by cross-entropy, value head on the hands'
+returns), then each PPO iteration collects ``env.num_games x env.rollout_steps`` decisions on the batch
 engine against an opponent pool, runs PPO on the learned decisions, and writes
 TensorBoard scalars, ``latest.pt`` and periodic checkpoints to the run dir.
-Every iteration is seeded from ``(env.seed, iteration)``, so ``--resume``
+Every chunk and iteration is seeded from ``env.seed`` and its index, so ``--resume``
 continues exactly where an uninterrupted run would be (on CPU).
 """
 from __future__ import annotations
@@ -25,12 +27,13 @@ import yaml
 
 from agents.checkpoint import CheckpointError, load_checkpoint, rng_states, save_checkpoint, set_rng_states
 from agents.config import Config, ConfigError, apply_overrides, config_from_dict, dump_config, load_config
-from agents.model import ActorCritic
+from agents.imitation import TeacherRollout, bc_update
+from agents.model import ActorCritic, phase_flags
 from agents.ppo import PPOBatch, ppo_update
 from agents.rollout import LocalRollout, OpponentPool
 
 # Keys --set may change on --resume: the ones that do not alter what the run computes.
-RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads")
+RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads", "rollout")
 
 
 class Trainer:
@@ -51,13 +54,35 @@ class Trainer:
         torch.manual_seed(cfg.env.seed)
         np.random.seed(cfg.env.seed)
         self.model = ActorCritic(cfg.model.hidden).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+        self.counters = {"pretrain_chunks": 0, "pretrain_decisions": 0, "iteration": 0, "decisions": 0,
+                         "learned_decisions": 0, "hands": 0, "seconds": 0.0}
+        self.optimizer = self._new_optimizer()
         self.pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots)
-        self.rollout = LocalRollout(cfg, self.rules)
-        self.counters = {"iteration": 0, "decisions": 0, "learned_decisions": 0, "hands": 0, "seconds": 0.0}
+        self.rollout = self._make_rollout(cfg)
+        self.teacher: Optional[TeacherRollout] = None  # built on the first pretraining chunk
         self.last_eval: dict[str, float] = {}
         if resume is not None:
             self._restore(resume)
+
+    def _make_rollout(self, cfg: Config):
+        """Rollouts in this process, or on Ray actors (``rollout.backend: ray``); same interface."""
+        if cfg.rollout.backend == "local":
+            return LocalRollout(cfg, self.rules)
+        from agents.ray_rollout import RayRollout
+
+        try:
+            return RayRollout(cfg, self.rules, workers=cfg.rollout.workers,
+                              address=cfg.rollout.address, timeout=cfg.rollout.timeout)
+        except ImportError as e:
+            raise ConfigError(str(e)) from None
+
+    def _new_optimizer(self) -> torch.optim.Optimizer:
+        lr = self.cfg.ppo.lr if self.pretrained() else self.cfg.pretrain.lr
+        return torch.optim.Adam(self.model.parameters(), lr=lr, eps=1e-5)
+
+    def pretrained(self) -> bool:
+        """Whether the behaviour-cloning warm start is over (or was never asked for)."""
+        return self.counters["pretrain_decisions"] >= self.cfg.pretrain.decisions
 
     # ------------------------------------------------------------ state
     def _restore(self, data: dict[str, Any]) -> None:
@@ -87,7 +112,7 @@ class Trainer:
         payload = self.payload()
         save_checkpoint(latest, payload)
         it = self.counters["iteration"]
-        if it % self.cfg.checkpoint.interval == 0:
+        if it and it % self.cfg.checkpoint.interval == 0:
             save_checkpoint(os.path.join(self.run_dir, f"iter_{it:06d}.pt"), payload)
             kept = sorted(glob.glob(os.path.join(self.run_dir, "iter_*.pt")))
             for old in kept[: -self.cfg.checkpoint.keep]:
@@ -119,6 +144,30 @@ class Trainer:
         return self.cfg.ppo.lr
 
     # ------------------------------------------------------------ loop
+    def pretrain_chunk(self) -> dict[str, float]:
+        """Clone one chunk of teacher decisions; after the last one PPO starts with a fresh optimizer."""
+        cfg, p, c = self.cfg, self.cfg.pretrain, self.counters
+        if self.teacher is None:
+            self.teacher = TeacherRollout(p.teacher, self.rules, cfg.env.num_games, p.steps, cfg.ppo.reward_scale,
+                                          cfg.ppo.gamma, phase_flags(cfg.learn.phases))
+        seed = int(np.random.SeedSequence([cfg.env.seed, 0xB0C, c["pretrain_chunks"]]).generate_state(1)[0])
+        t0 = time.perf_counter()
+        data = self.teacher.collect(seed).to(self.device)
+        t1 = time.perf_counter()
+        stats = bc_update(self.model, self.optimizer, data, epochs=p.epochs, minibatch_size=p.minibatch_size,
+                          vf_coef=p.vf_coef, max_grad_norm=cfg.ppo.max_grad_norm,
+                          generator=torch.Generator().manual_seed(seed ^ 0x0BADC0DE))
+        t2 = time.perf_counter()
+        c["pretrain_chunks"] += 1
+        c["pretrain_decisions"] += cfg.env.num_games * p.steps
+        if self.pretrained():
+            self.optimizer = self._new_optimizer()
+        out = {f"pretrain/{k}": v for k, v in stats.items()}
+        out["pretrain/loss"] = stats["policy_loss"] + p.vf_coef * stats["value_loss"]
+        out["pretrain/teacher_SPS"] = cfg.env.num_games * p.steps / (t1 - t0)
+        out["pretrain/update_seconds"] = t2 - t1
+        return out
+
     def iteration(self) -> dict[str, float]:
         """Collect one rollout and update the policy; returns the logged scalars."""
         cfg, it = self.cfg, self.counters["iteration"]
@@ -200,6 +249,22 @@ class Trainer:
         bar = tqdm(total=total, initial=self.counters["decisions"], unit="dec", unit_scale=True,
                    disable=not self.progress, dynamic_ncols=True)
         try:
+            while not self.pretrained() and not self.done(started, base):
+                scalars = self.pretrain_chunk()
+                c = self.counters
+                c["seconds"] = base + time.perf_counter() - started
+                path = self.save()
+                for k, v in scalars.items():
+                    if v == v:
+                        writer.add_scalar(k, v, c["pretrain_decisions"])
+                if self.pretrained() and cfg.eval.interval:  # the warm start's strength, at PPO step 0
+                    self.last_eval = self.evaluate(path)
+                    for k, v in self.last_eval.items():
+                        writer.add_scalar(k, v, c["decisions"])
+                    save_checkpoint(path, self.payload())
+                writer.flush()
+                bar.set_postfix({"pretrain": f"{c['pretrain_decisions']}/{cfg.pretrain.decisions}",
+                                 "acc": f"{scalars['pretrain/accuracy']:.3f}"})
             while not self.done(started, base):
                 t0 = time.perf_counter()
                 before = self.counters["decisions"]

@@ -70,11 +70,18 @@ class SelfPlayConfig:
 class LearnConfig:
     phases: list[str] = field(default_factory=lambda: list(PHASE_NAMES), metadata=_meta(choices=PHASE_NAMES))
     other: str = field(default="rule", metadata=_meta(doc="agent spec playing the phases not learned"))
-    guided_share: float = field(
-        default=0.0,
-        metadata=_meta(lo=0, hi=1, doc="share of games where `other` also bids and names trump for the network "
-                                      "seats, so card play sees contracts an untrained bidder would not make"),
-    )
+
+
+@dataclass
+class PretrainConfig:
+    teacher: str = field(default="rule", metadata=_meta(doc="agent spec whose decisions the policy clones"))
+    decisions: int = field(default=0, metadata=_meta(lo=0, doc="teacher decisions to clone (0 = no warm start)"))
+    steps: int = field(default=512, metadata=_meta(lo=64, doc="decisions per game per chunk (env.num_games games); "
+                                                              "decisions of hands left unfinished are dropped"))
+    epochs: int = field(default=2, metadata=_meta(lo=1, doc="passes over each chunk"))
+    lr: float = field(default=1e-3, metadata=_meta(lo=0, lo_open=True))
+    minibatch_size: int = field(default=1024, metadata=_meta(lo=1))
+    vf_coef: float = field(default=0.5, metadata=_meta(lo=0, doc="weight of the value loss"))
 
 
 @dataclass
@@ -100,6 +107,14 @@ class BudgetConfig:
 
 
 @dataclass
+class RolloutConfig:
+    backend: str = field(default="local", metadata=_meta(choices=("local", "ray")))
+    workers: int = field(default=2, metadata=_meta(lo=1, doc="Ray actors, one CPU each; each plays env.num_games games"))
+    address: str = field(default="", metadata=_meta(doc="'' -> $RAY_ADDRESS or a new local Ray; 'auto' or host:port -> a cluster"))
+    timeout: float = field(default=600.0, metadata=_meta(lo=0, lo_open=True, doc="seconds one worker's collect may take before it is retried"))
+
+
+@dataclass
 class Config:
     rules: Union[str, dict] = "classic"
     env: EnvConfig = field(default_factory=EnvConfig)
@@ -107,9 +122,11 @@ class Config:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     learn: LearnConfig = field(default_factory=LearnConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
     device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda")))
     threads: int = field(default=2, metadata=_meta(lo=0, doc="torch threads (0 = torch's default)"))
 

@@ -14,10 +14,7 @@ has not ended when the rollout stops are dropped.
 Per game, one team is the learner (drawn per game) and the other team an entry
 of the pool: ``current`` (the learner itself; both teams' decisions are then
 trained on), a past snapshot, or a built-in agent such as ``rule``. Phases the
-policy does not learn are played by ``learn.other`` for every network seat, and
-so are bidding and trump in a ``learn.guided_share`` of the games: an untrained
-policy soon learns that passing is safe, and without guided games it would
-never play (and so never learn to make) a contract.
+policy does not learn are played by ``learn.other`` for every network seat.
 """
 from __future__ import annotations
 
@@ -36,7 +33,7 @@ from .config import Config
 from .model import ActorCritic, PolicyAgent, log_probs_entropy, phase_flags, phase_of, sample_actions
 from .ppo import gae_per_seat
 
-BIDDING, PLAY = 0, 2
+BIDDING = 0
 
 
 @dataclass
@@ -113,8 +110,7 @@ class LocalRollout:
         self.model = ActorCritic(cfg.model.hidden).eval()
         self.learned = phase_flags(cfg.learn.phases)
         self._tables: dict[str, list[agents.Agent]] = {}
-        needs_other = not self.learned[:3].all() or cfg.learn.guided_share > 0
-        self.other = self._table_agents(cfg.learn.other) if needs_other else None
+        self.other = None if self.learned[:3].all() else self._table_agents(cfg.learn.other)
         self._snapshots: dict[str, ActorCritic] = {}
 
     def _table_agents(self, spec: str) -> list[agents.Agent]:
@@ -163,7 +159,6 @@ class LocalRollout:
         probs = np.array([e.weight for e in pool], dtype=np.float64)
         opp = rng.choice(len(pool), size=N, p=probs / probs.sum())
         learner_team = rng.integers(2, size=N)
-        guided = rng.random(N) < cfg.learn.guided_share
         # controller[i, team]: index into pool (the learner team plays "current" = index of a current entry)
         controller = np.empty((N, 2), dtype=np.int64)
         controller[games, 1 - learner_team] = opp
@@ -186,7 +181,7 @@ class LocalRollout:
         actions = np.zeros(N, dtype=np.int64)
         for t in range(T):
             phase = phase_of(obs)
-            learned = self.learned[phase] & ~(guided & (phase < PLAY))
+            learned = self.learned[phase]
             ctrl = controller[games, seat & 1]
             seats[t] = seat
             cur = (ctrl == -1) & learned
@@ -257,7 +252,7 @@ class LocalRollout:
             logp_b = np.zeros(0, np.float32)
         val_b = values.reshape(-1)[pos]
         adv_b = adv.reshape(-1)[pos]
-        stats = self._stats(records, learner_team, guided, learner_bids, learner_passes)
+        stats = self._stats(records, learner_team, learner_bids, learner_passes)
         stats.update(decisions=float(T * N), learned_decisions=float(pos.size),
                      rollout_seconds=time.perf_counter() - t0, agent_seconds=agent_time)
         return RolloutResult(obs_b, mask_b, act_b, logp_b, val_b, adv_b, adv_b + val_b, stats)
@@ -273,19 +268,15 @@ class LocalRollout:
             actions[idx] = [table[i].act(o, v) for i, o, v in zip(idx, observations, views)]
 
     @staticmethod
-    def _stats(records, learner_team, guided, bids: int, passes: int) -> dict[str, float]:
-        """Hand rewards of the learner team; contract figures only where the policy bid (unguided games)."""
+    def _stats(records, learner_team, bids: int, passes: int) -> dict[str, float]:
+        """Hand rewards of the learner team and figures on the contracts it declared."""
         hand_rewards, contract_bids, made = [], [], []
-        unguided_hands = 0
         for i, rec in records:
             if rec["thrown_in"]:
                 continue
             lt = learner_team[i]
             d = rec["score_delta"]
             hand_rewards.append(d[lt] - d[1 - lt])
-            if guided[i]:
-                continue
-            unguided_hands += 1
             if rec["declarer"] is not None and rec["declarer"] % 2 == lt:
                 team = rec["declarer"] % 2
                 contract_bids.append(rec["bid"])
@@ -296,6 +287,6 @@ class LocalRollout:
             "mean_hand_reward": float(np.mean(hand_rewards)) if hand_rewards else nan,
             "avg_bid": float(np.mean(contract_bids)) if contract_bids else nan,
             "contracts_made": float(np.mean(made)) if made else nan,
-            "declared_share": len(contract_bids) / unguided_hands if unguided_hands else nan,
+            "declared_share": len(contract_bids) / len(hand_rewards) if hand_rewards else nan,
             "pass_rate": passes / bids if bids else nan,
         }

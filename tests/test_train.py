@@ -1,4 +1,4 @@
-"""train.py and its parts: config validation, masking, GAE, the PPO loss, checkpoints, resume."""
+"""train.py and its parts: config validation, masking, GAE, the PPO and cloning losses, checkpoints, resume."""
 from __future__ import annotations
 
 import glob
@@ -13,7 +13,8 @@ from torch import nn
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
 from agents.config import ConfigError, load_config
-from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entropy
+from agents.imitation import TeacherBatch, TeacherRollout, agreement, bc_loss, bc_update
+from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entropy, phase_flags
 from agents.ppo import PPOBatch, gae_per_seat, ppo_loss
 from tarneeb_env import OBS_SIZE, raw_env
 from tarneeb_env.batch import BatchEnv
@@ -23,7 +24,8 @@ SMOKE = "configs/smoke.yaml"
 TINY = [
     "env.num_games=8", "env.rollout_steps=80", "model.hidden=[16]", "ppo.minibatch_size=256",
     "selfplay.snapshot_interval=1", "selfplay.max_snapshots=2", "eval.interval=0", "budget.minutes=null",
-    "selfplay.weights={current: 0.4, snapshots: 0.3, rule: 0.3}", "learn.guided_share=0.5",
+    "selfplay.weights={current: 0.4, snapshots: 0.3, rule: 0.3}",
+    "pretrain.decisions=1280", "pretrain.steps=80", "pretrain.minibatch_size=128",  # two chunks of 8 x 80
 ]
 
 
@@ -32,6 +34,7 @@ def test_config_files_load():
     for path in ("configs/smoke.yaml", "configs/default.yaml"):
         cfg = load_config(path)
         assert cfg.learn.phases == ["bidding", "trump", "play"]
+        assert cfg.pretrain.teacher == "rule" and cfg.pretrain.decisions > 0
     assert load_config("configs/default.yaml").model.hidden == [256, 256]
 
 
@@ -156,6 +159,43 @@ def test_ppo_loss_matches_hand_computation():
     assert loss.item() == pytest.approx(pg - ent_coef * ent + vf_coef * vl, rel=1e-6)
 
 
+# ------------------------------------------------------------------ behaviour cloning
+def test_bc_loss_matches_hand_computation():
+    ln2 = math.log(2.0)
+    model = _Fixed([[0.0, ln2, 5.0, 5.0], [7.0, 7.0, 1.0, 3.0]], [0.5, -1.0])
+    mask = torch.tensor([[True, True, False, False], [False, False, True, True]])
+    batch = TeacherBatch(obs=torch.zeros(2, 1), mask=mask, actions=torch.tensor([0, 3]),
+                         returns=torch.tensor([1.5, 0.0]))
+    loss, stats = bc_loss(model, batch, vf_coef=0.5)
+    # row 0: p(0) = 1/3 (greedy picks 1: wrong); row 1: p(3) = e^3 / (e + e^3) (greedy picks 3: right)
+    ce = (-math.log(1 / 3) - (3 - math.log(math.e + math.e**3))) / 2
+    vl = 0.5 * ((0.5 - 1.5) ** 2 + (-1.0) ** 2) / 2
+    assert stats["policy_loss"].item() == pytest.approx(ce, rel=1e-6)
+    assert stats["value_loss"].item() == pytest.approx(vl, rel=1e-6)
+    assert stats["accuracy"].item() == 0.5
+    assert loss.item() == pytest.approx(ce + 0.5 * vl, rel=1e-6)
+
+
+def test_cloned_policy_reproduces_the_teacher_on_held_out_deals():
+    torch.manual_seed(0)
+    teacher = TeacherRollout("rule", load_config(SMOKE).make_rules(), num_games=16, steps=200, reward_scale=0.1,
+                             gamma=1.0, learned=phase_flags(["bidding", "trump", "play"]))
+    train_data, held_out = teacher.collect(1), teacher.collect(2)
+    assert len(train_data) > 2000 and len(held_out) > 2000  # most of 16 x 200 decisions are in finished hands
+    # value targets: a hand's score difference / 10, the same size for both teams
+    assert torch.allclose(train_data.returns * 10, (train_data.returns * 10).round(), atol=1e-4)
+    assert train_data.returns.abs().min() > 0 and abs(float(train_data.returns.mean())) < 0.3
+    choice = held_out.mask.sum(-1) > 1
+    uniform = float((1.0 / held_out.mask[choice].sum(-1).float()).mean())  # a random legal player's agreement
+    model = ActorCritic([64])
+    before = agreement(model, held_out)
+    bc_update(model, torch.optim.Adam(model.parameters(), lr=3e-3), train_data, epochs=6, minibatch_size=256,
+              vf_coef=0.5, max_grad_norm=0.5, generator=torch.Generator().manual_seed(0))
+    after = agreement(model, held_out)
+    assert before < 0.4 and uniform < 0.35
+    assert after > 0.5, (before, after, uniform)
+
+
 # ------------------------------------------------------------------ end to end
 def _train(tmp_path, name, sets, resume=False):
     run_dir = str(tmp_path / name)
@@ -179,7 +219,8 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
     tags = set(acc.Tags()["scalars"])
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
                 "losses/clipfrac", "losses/explained_variance", "charts/SPS", "charts/learning_rate",
-                "charts/mean_hand_reward", "bidding/pass_rate", "eval/margin_vs_random"):
+                "charts/mean_hand_reward", "bidding/pass_rate", "eval/margin_vs_random", "pretrain/loss",
+                "pretrain/accuracy", "pretrain/value_loss"):
         assert tag in tags, tag
     assert sorted(os.listdir(run_dir)) == ["config.yaml", os.path.basename(events[0]), "iter_000002.pt", "latest.pt"]
     data = torch.load(os.path.join(run_dir, "latest.pt"), weights_only=True)
@@ -211,11 +252,20 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
 
 def test_resume_equals_uninterrupted_run(tmp_path):
     full = _train(tmp_path, "full", TINY + ["budget.iterations=4"])
-    part = _train(tmp_path, "part", TINY + ["budget.iterations=2"])
+    # stopped after the first cloning chunk, then after the first PPO iteration
+    part = str(tmp_path / "part")
+    trainer = train.setup(train.parse_args(["--config", SMOKE, "--run-dir", part, "--no-progress"]
+                                           + [a for s in TINY for a in ("--set", s)]))
+    trainer.pretrain_chunk()
+    trainer.save()
+    assert not trainer.pretrained() and load_checkpoint(os.path.join(part, "latest.pt"))["counters"][
+        "pretrain_chunks"] == 1
+    _train(tmp_path, "part", ["budget.iterations=1"], resume=True)
     _train(tmp_path, "part", ["budget.iterations=4"], resume=True)
     a = load_checkpoint(os.path.join(full, "latest.pt"))
     b = load_checkpoint(os.path.join(part, "latest.pt"))
     assert a["counters"]["iteration"] == b["counters"]["iteration"] == 4
+    assert a["counters"]["pretrain_chunks"] == b["counters"]["pretrain_chunks"] == 2
     assert a["counters"]["decisions"] == b["counters"]["decisions"]
     for k in a["state_dict"]:
         assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k

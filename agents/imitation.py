@@ -1,0 +1,155 @@
+"""Behaviour-cloning warm start: teacher-vs-teacher decisions and the supervised update.
+
+Plain PPO from a random network soon learns that passing every bid is safe and
+never finds its way to contracts; cloning a decent teacher (``rule``) first
+gives PPO a policy that bids and plays, and a value head that already knows
+what a hand is worth, so the policy gradient starts from useful advantages.
+
+Data come in chunks: ``num_games`` games on the batch engine, every seat played
+by the teacher (one instance per game, since a teacher may keep per-deal
+state), ``steps`` decisions each, re-seeded from one integer like a PPO
+rollout. Value targets are each seat's undiscounted rest-of-hand reward (the
+hand's team score difference) times ``reward_scale``, the units of the value
+head; decisions of hands still running when the chunk stops, and those of
+phases the policy does not learn, are dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+import agents
+from tarneeb_env import Rules
+from tarneeb_env.batch import BatchEnv
+
+from .model import ActorCritic, log_probs_entropy, phase_of
+from .ppo import gae_per_seat
+
+
+@dataclass
+class TeacherBatch:
+    """Teacher decisions of finished hands: one row each."""
+
+    obs: torch.Tensor  # (B, 678) float32
+    mask: torch.Tensor  # (B, 70) bool
+    actions: torch.Tensor  # (B,) int64, the teacher's choice
+    returns: torch.Tensor  # (B,) float32 value targets (reward * reward_scale)
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    def select(self, idx: torch.Tensor) -> "TeacherBatch":
+        return TeacherBatch(self.obs[idx], self.mask[idx], self.actions[idx], self.returns[idx])
+
+    def to(self, device: torch.device) -> "TeacherBatch":
+        return TeacherBatch(self.obs.to(device), self.mask.to(device), self.actions.to(device),
+                            self.returns.to(device))
+
+
+class TeacherRollout:
+    """Plays ``num_games`` teacher-only games on the batch engine and keeps every decision."""
+
+    def __init__(self, teacher: str, rules: Rules, num_games: int, steps: int, reward_scale: float, gamma: float,
+                 learned: np.ndarray):
+        self.learned = learned  # bool[4] per phase index: only these decisions are kept
+        self.env = BatchEnv(num_games=num_games, rules=rules)
+        self.teachers = [agents.load(teacher) for _ in range(num_games)]
+        self.steps = steps
+        self.reward_scale = reward_scale
+        self.gamma = gamma
+
+    def collect(self, seed: int) -> TeacherBatch:
+        seeds = np.random.SeedSequence([seed, 0x7EAC]).generate_state(2)
+        for agent, s in zip(self.teachers, np.random.SeedSequence(int(seeds[0])).generate_state(len(self.teachers))):
+            agent.seed(int(s))
+            agent.reset()
+        N, T = self.env.num_games, self.steps
+        obs, mask, seat = self.env.reset(seed=int(seeds[1]))
+        all_obs = np.zeros((T, N, obs.shape[1]), dtype=np.float32)
+        all_mask = np.zeros((T, N, mask.shape[1]), dtype=bool)
+        actions = np.zeros((T, N), dtype=np.int64)
+        seats = np.zeros((T, N), dtype=np.int64)
+        rewards = np.zeros((T, N, 4), dtype=np.float32)
+        dones = np.zeros((T, N), dtype=bool)
+        for t in range(T):
+            all_obs[t], all_mask[t], seats[t] = obs, mask, seat
+            for i in range(N):
+                actions[t, i] = self.teachers[i].act(None, self.env.view(i))
+            obs, mask, seat, rewards[t], dones[t], records = self.env.step(actions[t])
+            for i, _ in records:  # a new deal starts in game i
+                self.teachers[i].reset()
+        # Monte-Carlo returns: GAE with zero values and lambda 1
+        returns = gae_per_seat(np.zeros((T, N), np.float32), rewards * self.reward_scale, dones, seats,
+                               np.ones((T, N), bool), self.gamma, 1.0)
+        last_done = np.full(N, -1)
+        tt, gg = np.nonzero(dones)
+        np.maximum.at(last_done, gg, tt)
+        keep = (np.arange(T)[:, None] <= last_done[None, :]) & self.learned[phase_of(all_obs)]
+        return TeacherBatch(
+            obs=torch.from_numpy(all_obs[keep]),
+            mask=torch.from_numpy(all_mask[keep]),
+            actions=torch.from_numpy(actions[keep]),
+            returns=torch.from_numpy(returns[keep]),
+        )
+
+
+def bc_loss(model: ActorCritic, mb: TeacherBatch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Masked cross-entropy on the teacher's actions plus ``vf_coef`` times the value loss."""
+    logits, values = model(mb.obs, mb.mask)
+    logp_all, _ = log_probs_entropy(logits)
+    ce = -logp_all.gather(1, mb.actions[:, None]).squeeze(1).mean()
+    v_loss = 0.5 * ((values - mb.returns) ** 2).mean()
+    with torch.no_grad():
+        stats = {
+            "policy_loss": ce.detach(),
+            "value_loss": v_loss.detach(),
+            "accuracy": (logits.argmax(-1) == mb.actions).float().mean(),
+        }
+    return ce + vf_coef * v_loss, stats
+
+
+def bc_update(
+    model: ActorCritic,
+    optimizer: torch.optim.Optimizer,
+    data: TeacherBatch,
+    *,
+    epochs: int,
+    minibatch_size: int,
+    vf_coef: float,
+    max_grad_norm: float,
+    generator: torch.Generator,
+) -> dict[str, float]:
+    """Minibatch epochs of :func:`bc_loss`; returns the mean statistics of the last epoch."""
+    model.train()
+    n = len(data)
+    out = {"policy_loss": float("nan"), "value_loss": float("nan"), "accuracy": float("nan")}  # no data: no update
+    for _ in range(epochs):
+        totals: dict[str, float] = {}
+        count = 0
+        perm = torch.randperm(n, generator=generator)
+        for start in range(0, n, minibatch_size):
+            mb = data.select(perm[start : start + minibatch_size])
+            loss, stats = bc_loss(model, mb, vf_coef)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+            optimizer.step()
+            for k, v in stats.items():
+                totals[k] = totals.get(k, 0.0) + float(v)
+            count += 1
+        out = {k: v / max(count, 1) for k, v in totals.items()}
+    model.eval()
+    return out
+
+
+@torch.no_grad()
+def agreement(model: ActorCritic, data: TeacherBatch) -> float:
+    """Share of decisions with a choice (two or more legal actions) where the greedy policy picks the teacher's."""
+    choice = data.mask.sum(-1) > 1
+    if not choice.any():
+        return float("nan")
+    logits, _ = model(data.obs[choice], data.mask[choice])
+    return float((logits.argmax(-1) == data.actions[choice]).float().mean())

@@ -1,0 +1,119 @@
+"""examples/: RLlib self-play and SB3 MaskablePPO on tarneeb_v0, each trained briefly.
+
+Marked ``rllib`` / ``sb3``; skipped only when that extra is not installed. The
+training runs go through the scripts' command lines in a subprocess, as a user
+runs them (and so Ray and torch's thread setting stay out of the test process).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tarneeb_env
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_example(name: str, extra: str, needs: str):
+    pytest.importorskip(needs, reason=f'the {extra} extra is not installed: pip install -e ".[{extra}]"')
+    spec = importlib.util.spec_from_file_location(f"example_{name}", os.path.join(ROOT, "examples", f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(args: list[str], **env) -> str:
+    proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **env})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+# ------------------------------------------------------------------ RLlib
+@pytest.mark.rllib
+def test_rllib_module_masks_illegal_actions():
+    ex = load_example("rllib_selfplay", "rllib", "ray.rllib")
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    env = tarneeb_env.env()
+    env.reset(seed=5)
+    obs, masks = [], []
+    for _ in range(30):  # bidding, trump and play decisions
+        o = env.observe(env.agent_selection)
+        obs.append(o["observation"])
+        masks.append(o["action_mask"])
+        env.step(int(np.flatnonzero(o["action_mask"])[-1]))
+    module = RLModuleSpec(module_class=ex.MaskedActorCritic, observation_space=env.observation_space("player_0"),
+                          action_space=env.action_space("player_0"), model_config={"hidden": [16]}).build()
+    batch = {Columns.OBS: {"observation": torch.tensor(np.stack(obs)), "action_mask": torch.tensor(np.stack(masks))}}
+    logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+    illegal = torch.tensor(np.stack(masks)) == 0
+    assert torch.all(logits[illegal] == ex.MASKED_LOGIT)
+    assert torch.all(logits[~illegal] > -1e3)
+    assert module.compute_values(batch).shape == (30,)
+
+
+@pytest.mark.rllib
+def test_rllib_selfplay_trains_a_shared_policy():
+    load_example("rllib_selfplay", "rllib", "ray.rllib")
+    out = run(["examples/rllib_selfplay.py", "--iterations", "2", "--batch", "400"])
+    lines = [line for line in out.splitlines() if line.startswith("iteration")]
+    assert [line.split(":")[0] for line in lines] == ["iteration 1", "iteration 2"]
+    assert "env steps 800," in lines[1]
+    entropy = float(re.search(r"entropy (\S+)$", lines[1]).group(1))
+    assert 0 < entropy < np.log(70)  # masked: spread over the legal actions only
+
+
+# ------------------------------------------------------------------ SB3
+@pytest.mark.sb3
+def test_sb3_view_credits_the_learner_team_only():
+    ex = load_example("sb3_maskable_ppo", "sb3", "sb3_contrib")
+    env = ex.TeamVsAgentEnv("random")
+    rng = np.random.default_rng(0)
+    env.reset(seed=11)
+    teams = set()
+    for _ in range(4):  # hands
+        total, done = 0.0, False
+        while not done:
+            seat = int(env.aec.agent_selection.rsplit("_", 1)[1])
+            assert seat % 2 == env.team  # the learner only acts for its own team
+            mask = env.action_masks()
+            assert np.array_equal(mask, env.aec.observe(env.aec.agent_selection)["action_mask"].astype(bool))
+            _, reward, done, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+            assert not truncated
+            total += reward
+        delta = env.aec.infos["player_0"]["hand_record"]["score_delta"]
+        assert total == delta[env.team] - delta[1 - env.team]
+        teams.add(env.team)
+        env.reset()
+    assert teams == {0, 1}
+
+
+@pytest.mark.sb3
+def test_sb3_maskable_ppo_trains_and_evaluates_against_random(tmp_path):
+    load_example("sb3_maskable_ppo", "sb3", "sb3_contrib")
+    model = str(tmp_path / "sb3.zip")
+    out = run(["examples/sb3_maskable_ppo.py", "--steps", "512", "--deals", "8", "--out", model])
+    assert re.search(r"margin vs random over 8 duplicate deals: [+-]\d", out), out
+    assert os.path.isfile(model)
+    spec, report = "examples/sb3_maskable_ppo.py:MaskablePPOAgent", tmp_path / "eval.json"
+    run(["evaluate.py", spec, "random", "--deals", "4", "--out", str(report)], TARNEEB_SB3_MODEL=model)
+    result = json.loads(report.read_text())
+    assert result["agents"] == [spec, "random"] and result["deals"] == 4
+    assert result["stats"][spec]["hands"] == 8  # each deal played from both sides
+
+
+@pytest.mark.sb3
+def test_sb3_agent_without_model_says_how_to_train_one(tmp_path):
+    ex = load_example("sb3_maskable_ppo", "sb3", "sb3_contrib")
+    with pytest.raises(FileNotFoundError, match=r"no MaskablePPO model at .*: train one with"):
+        ex.MaskablePPOAgent(str(tmp_path / "missing.zip"))

@@ -1,0 +1,78 @@
+"""The notebooks: committed without outputs, and each runs top to bottom in fast mode (TARNEEB_FAST=1).
+
+nbclient raises ``CellExecutionError`` on the first failing cell, so executing is the test; the
+checks after it pin what the notebooks must show. The kernel is ``python3``, which jupyter_client
+starts with the interpreter running the tests (the venv's), and the last cell checks that.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+NAMES = ["training_curves.ipynb", "agent_analysis.ipynb"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_notebook_has_no_outputs(name):
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code
+    for cell in code:
+        assert cell.outputs == [] and cell.execution_count is None, (
+            f"{name}: cell {cell.id!r} holds outputs or an execution count; clear them before committing"
+        )
+    for cell in nb.cells:
+        assert "execution" not in cell.metadata, f"{name}: cell {cell.id!r} holds run timestamps; clear them"
+    assert nb.metadata.kernelspec.name == "python3"
+
+
+def _execute(name: str, monkeypatch, tmp_path) -> tuple[str, list[str], int]:
+    """Run a notebook in fast mode; returns (printed text, markdown displays, number of images)."""
+    monkeypatch.setenv("TARNEEB_FAST", "1")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # a tiny training run lands here
+    for var in ("TARNEEB_RUN", "TARNEEB_AGENT"):
+        monkeypatch.delenv(var, raising=False)
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("import sys\nprint('kernel:', sys.executable)"))
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    text = "".join(o.text for o in outputs if o.output_type == "stream")
+    markdown = [o.data["text/markdown"] for o in outputs if "text/markdown" in o.get("data", {})]
+    images = sum("image/png" in o.get("data", {}) for o in outputs)
+    kernel = text.rsplit("kernel: ", 1)[1].strip()
+    assert os.path.realpath(kernel) == os.path.realpath(sys.executable)
+    return text, markdown, images
+
+
+def test_training_curves_notebook_runs(monkeypatch, tmp_path):
+    text, _, images = _execute("training_curves.ipynb", monkeypatch, tmp_path)
+    if (ROOT / "checkpoints" / "default_logs").is_dir():
+        assert f"{ROOT / 'checkpoints' / 'default_logs'}: " in text
+        assert images >= 3  # training dynamics, evaluation margin, bidding (+ warm start when it had one)
+    else:  # the tiny run: one cloning chunk of 16 games x 64 steps, 3 PPO iterations of 16 x 64
+        assert "is absent: training a tiny run" in text
+        assert " scalar tags, 3 iterations, 3,072 decisions" in text
+        assert "warm start: 1,024 teacher decisions cloned" in text
+        assert images == 4
+        assert len(list(tmp_path.glob("tarneeb_curves_*/tiny/latest.pt"))) == 1
+    assert "last evaluation vs random: " in text and "last evaluation vs rule: " in text
+
+
+def test_agent_analysis_notebook_runs(monkeypatch, tmp_path):
+    text, markdown, images = _execute("agent_analysis.ipynb", monkeypatch, tmp_path)
+    assert images == 3  # margins, bidding vs strength, contracts by level
+    margins, contracts, replay = markdown
+    assert "\n| rule | " in margins and "\n| random | " in margins and "| 24 |" in margins
+    assert contracts.startswith("| bid | ")
+    assert "| trick | seat 0 | seat 1 | seat 2 | seat 3 |" in replay and "\n| 1 | " in replay
+    if not (ROOT / "checkpoints" / "default.pt").is_file():
+        assert "falls back to the `rule` baseline" in text
+        assert "\n| rule | +0.00 | [+0.00, +0.00] | 24 |" in margins  # rule is deterministic: every deal ties
