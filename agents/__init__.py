@@ -16,22 +16,11 @@ import os
 from typing import Callable
 
 from .base import Agent
+from .expert_agent import ExpertAgent
 from .random_agent import RandomAgent
+from .rule_agent import RuleAgent
 
-BUILTINS: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
-
-
-def _register_optional() -> None:
-    """Built-ins that live in their own modules (each may be absent while being built)."""
-    for name, module, cls in (("rule", "rule_agent", "RuleAgent"), ("expert", "expert_agent", "ExpertAgent")):
-        try:
-            mod = importlib.import_module(f"{__name__}.{module}")
-        except ImportError:
-            continue
-        BUILTINS[name] = getattr(mod, cls)
-
-
-_register_optional()
+BUILTINS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "rule": RuleAgent, "expert": ExpertAgent}
 
 SPEC_FORMS = (
     "a built-in name ({names}), a checkpoint path ending in .pt, "
@@ -94,4 +83,4 @@ def load(spec: str, **options) -> Agent:
     raise _spec_error(spec, "not a built-in name, a .pt checkpoint or a 'target:Name' reference")
 
 
-__all__ = ["Agent", "AgentSpecError", "BUILTINS", "RandomAgent", "load"]
+__all__ = ["Agent", "AgentSpecError", "BUILTINS", "ExpertAgent", "RandomAgent", "RuleAgent", "load"]

@@ -128,7 +128,7 @@ class Config:
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda")))
-    threads: int = field(default=2, metadata=_meta(lo=0, doc="torch threads (0 = torch's default)"))
+    threads: int = field(default=1, metadata=_meta(lo=0, doc="torch threads (0 = torch's default); 1 is fastest on a shared 2-core machine"))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

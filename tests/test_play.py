@@ -1,0 +1,444 @@
+"""play.py: whole games driven through the real program in a pseudo-terminal, plus the input reader and the drawing."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+from rich.console import Console
+
+import agents
+import tui
+from tarneeb_env import raw_env
+from tarneeb_env.cards import BID_BASE, PASS, RANK_NAMES, SUIT_SYMBOLS, TRUMP_BASE
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+PROMPT = re.compile(r"(Your play|Your bid|Name trump) \[legal: ([^\]]*)\]: ")
+FINAL = re.compile(r"Final score: Us (-?\d+) – Them (-?\d+)\. Winner: (Us|Them)")
+ENV = dict(os.environ, COLUMNS="120", LINES="60", TERM="dumb", PYTHONIOENCODING="utf-8", LANG="C.UTF-8")
+TYPED_FORMS = (
+    lambda rank, suit: rank + "SDHC"["♠♦♥♣".index(suit)],  # QS, 10H
+    lambda rank, suit: rank.lower() + suit,  # q♠, 10♥
+    lambda rank, suit: ("t" if rank == "10" else rank.lower()) + "shdc"["♠♥♦♣".index(suit)],  # th
+)
+
+
+def spawn(*args: str) -> pexpect.spawn:
+    return pexpect.spawn(PYTHON, ["play.py", *args], cwd=str(REPO), env=ENV, encoding="utf-8",
+                         timeout=15, dimensions=(60, 120))
+
+
+def card_of(token: str) -> int:
+    """Card of a shown token like ``10♥``."""
+    return "♣♦♥♠".index(token[-1]) * 13 + RANK_NAMES.index(token[:-1])
+
+
+def shown_hand(screen: str) -> set[int]:
+    """The cards of the last ``Your hand:`` line on screen (``♠ A K 4   ♥ Q 10``)."""
+    line = screen[screen.rindex("Your hand:"):].splitlines()[0]
+    cards, suit = set(), None
+    for token in line.split()[2:]:
+        if token in SUIT_SYMBOLS:
+            suit = SUIT_SYMBOLS.index(token)
+        elif token in RANK_NAMES:
+            cards.add(suit * 13 + RANK_NAMES.index(token))
+    return cards
+
+
+def trick_lines(record: dict) -> list[str]:
+    """How each trick of a played hand is shown: ``Trick 1: Left 9♠ · You 3♠ · Right K♠ · Partner 2♠  → Right wins``."""
+    lines = []
+    for i, winner in enumerate(record["trick_winners"]):
+        trick = record["plays"][4 * i : 4 * i + 4]
+        cards = " · ".join(f"{tui.SEAT_NAMES[s]} {RANK_NAMES[c % 13]}{SUIT_SYMBOLS[c // 13]}" for s, c in trick)
+        said = "You win" if winner == 0 else f"{tui.SEAT_NAMES[winner]} wins"
+        lines.append(f"Trick {i + 1}: {cards}  → {said}")
+    return lines
+
+
+def type_card(card: int, n: int) -> str:
+    return TYPED_FORMS[n % len(TYPED_FORMS)](RANK_NAMES[card % 13], SUIT_SYMBOLS[card // 13])
+
+
+def play_game(child: pexpect.spawn, tried: dict) -> str:
+    """Answer every prompt until the game ends; along the way try bad input once of each kind.
+
+    Bids: 13 the first time (to name trump), then the lowest legal bid, or pass above 9; cards: the first legal one,
+    typed in turn as QS, q♠ and th. ``tried`` collects which bad inputs were tried. Returns the transcript.
+    """
+    transcript, n = [], 0
+    while True:
+        i = child.expect([PROMPT, FINAL, pexpect.EOF])
+        transcript.append(child.before)
+        if i != 0:
+            transcript.append(child.after if i == 1 else "")
+            return "".join(transcript)
+        transcript.append(child.after)
+        kind, legal = child.match.group(1), child.match.group(2).split()
+        if kind == "Your bid":
+            if "too_low" not in tried and "7" not in legal[:2] and "pass" in legal:
+                child.sendline(str(int(legal[1]) - 1))
+                child.expect(r"Too low: the highest bid is (\d+) by (\w+); bid at least (\d+) or pass\.")
+                assert int(child.match.group(3)) == int(legal[1])
+                tried["too_low"] = True
+                continue
+            if "not_a_bid" not in tried:
+                child.sendline("banana")
+                child.expect(r"'banana' is not a bid: type a number of tricks or pass\.")
+                tried["not_a_bid"] = True
+                continue
+            if "13" in legal and "declared" not in tried:  # become declarer once, to name trump
+                child.sendline("13")
+                tried["declared"] = True
+                continue
+            numbers = [b for b in legal if b != "pass"]
+            child.sendline(numbers[0] if numbers and int(numbers[0]) <= 9 else "pass")
+        elif kind == "Name trump":
+            if "not_a_suit" not in tried:
+                child.sendline("purple")
+                child.expect(r"'purple' is not a suit")
+                tried["not_a_suit"] = True
+                continue
+            child.sendline("Hearts")
+        else:
+            legal_cards = [card_of(t) for t in legal]
+            hand = shown_hand("".join(transcript))
+            assert set(legal_cards) <= hand
+            off_suit = sorted(hand - set(legal_cards))
+            if off_suit and "follow" not in tried:
+                child.sendline(type_card(off_suit[0], n))
+                child.expect(r"You must follow suit: (.) was led and you hold (\w+)\.")
+                assert child.match.group(1) == SUIT_SYMBOLS[legal_cards[0] // 13]
+                tried["follow"] = True
+                continue
+            if "not_held" not in tried:
+                missing = min(set(range(52)) - hand)
+                child.sendline(type_card(missing, 0))
+                child.expect("You don't hold " + re.escape(RANK_NAMES[missing % 13] + SUIT_SYMBOLS[missing // 13]))
+                tried["not_held"] = True
+                continue
+            if "nonsense" not in tried:
+                child.sendline("xyzzy")
+                child.expect(r"'xyzzy' is not a card or a command")
+                tried["nonsense"] = True
+                continue
+            child.sendline(type_card(legal_cards[0], n))
+            n += 1
+
+
+@pytest.fixture(scope="module")
+def classic_game(tmp_path_factory):
+    """A classic game to 15 against rule players (random bidders overbid, so their games can run forever)."""
+    save_dir = tmp_path_factory.mktemp("hands")
+    child = spawn("--seed", "3", "--delay", "0", "--partner", "rule", "--opponents", "rule",
+                  "--target", "15", "--save-dir", str(save_dir))
+    tried: dict = {}
+    transcript = play_game(child, tried)
+    child.expect(pexpect.EOF)
+    child.close()
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(save_dir.glob("*.json"))]
+    return transcript, child.exitstatus, records, tried, save_dir
+
+
+def test_a_whole_game_reaches_its_end_with_the_right_winner(classic_game):
+    transcript, status, records, tried, _ = classic_game
+    assert status == 0
+    us, them, winner = FINAL.search(transcript).groups()
+    us, them = int(us), int(them)
+    assert [us, them] == records[-1]["record"]["scores"]
+    assert winner == ("Us" if us > them else "Them")
+    assert max(us, them) >= 15
+    # every deal was saved and summed up on screen, with the running score
+    assert len(records) >= 2
+    assert transcript.count("Hand over") == len(records)
+    total = [0, 0]
+    for saved in records:
+        record = saved["record"]
+        total = [total[t] + record["score_delta"][t] for t in range(2)]
+        assert record["scores"] == total
+        assert f"Score: Us {total[0]} – Them {total[1]}" in transcript
+        if not record["thrown_in"]:
+            declarer = record["declarer"]
+            assert f"Contract {record['bid']} by {tui.SEAT_NAMES[declarer]} (" in transcript
+            for line in trick_lines(record):
+                assert line in transcript
+    assert records[0]["players"] == ["You (you)", "Right (rule)", "Partner (rule)", "Left (rule)"]
+
+
+def test_the_game_shows_your_hand_contract_and_tricks(classic_game):
+    transcript, _, records, _, _ = classic_game
+    first = records[0]["record"]
+    assert shown_hand(transcript[: transcript.index("Your bid")]) == set(first["deal"][0])
+    played = next(s["record"] for s in records if not s["record"]["thrown_in"])
+    contract = f"Contract: {played['bid']} by {tui.SEAT_NAMES[played['declarer']]}"
+    assert contract in transcript
+    assert re.search(r"Trick 13: (\w+ \S+ · ){3}\w+ \S+  → (You win|\w+ wins)", transcript)
+
+
+def test_bad_input_is_explained_and_asked_again(classic_game):
+    _, status, _, tried, _ = classic_game
+    # each kind of bad input was met (asserted in play_game) and the game still finished normally
+    assert set(tried) == {"too_low", "not_a_bid", "declared", "not_a_suit", "follow", "not_held", "nonsense"}
+    assert status == 0
+
+
+def test_replay_shows_a_saved_hand_trick_by_trick(classic_game):
+    *_, records, _, save_dir = classic_game
+    path = next(p for p in sorted(save_dir.glob("*.json"))
+                if not json.loads(p.read_text(encoding="utf-8"))["record"]["thrown_in"])
+    record = json.loads(path.read_text(encoding="utf-8"))["record"]
+    out = pexpect.run(f"{PYTHON} play.py --replay {path} --delay 0", cwd=str(REPO), env=ENV, encoding="utf-8",
+                      withexitstatus=True)
+    text, status = out
+    assert status == 0
+    for line in trick_lines(record):
+        assert line in text
+    assert f"Score: Us {record['scores'][0]} – Them {record['scores'][1]}" in text
+
+
+def test_replay_of_a_file_that_is_no_record_says_why(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"plays": []}', encoding="utf-8")
+    text, status = pexpect.run(f"{PYTHON} play.py --replay {bad}", cwd=str(REPO), env=ENV, encoding="utf-8",
+                               withexitstatus=True)
+    assert status == 2
+    assert "is not a Tarneeb hand record: missing dealer" in text
+
+
+def test_commands_and_quit():
+    child = spawn("--seed", "5", "--delay", "0", "--partner", "random", "--opponents", "random")
+    child.expect(PROMPT)
+    child.sendline("help")
+    child.expect("Play a card: QS")
+    child.expect(PROMPT)
+    child.sendline("score")
+    child.expect(r"Us 0\s+Them 0\s+\(target 31\)")
+    child.expect(PROMPT)
+    child.sendline("last")
+    child.expect("No trick has been completed yet in this deal.")
+    child.expect(PROMPT)
+    child.sendline("hint")
+    if "rule" in agents.BUILTINS:
+        child.expect(r"Hint: the rule player would (pass|bid \d+) — \w")
+    else:
+        child.expect("No hint: the rule player is not installed")
+    child.expect(PROMPT)
+    child.sendline("QUIT")
+    child.expect(r"You left the game\. Score: Us 0 – Them 0\.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_end_of_input_quits_cleanly():
+    child = spawn("--seed", "5", "--delay", "0", "--partner", "random", "--opponents", "random")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect("You left the game")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_no_auction_variant_from_a_yaml_file_goes_straight_to_play_and_shows_the_exposed_card(tmp_path):
+    rules = tmp_path / "quick.yaml"
+    rules.write_text("preset: trump_by_card\ntarget_score: 1\n", encoding="utf-8")
+    saves = tmp_path / "hands"
+    child = spawn("--seed", "3", "--delay", "0", "--partner", "random", "--opponents", "random",
+                  "--rules", str(rules), "--save-dir", str(saves))
+    child.expect(r"Tarneeb · rules quick\.yaml · target 1 · seed 3")
+    child.expect(r"The dealer's last card is (\S+): trump is (\S)")
+    exposed, trump = child.match.groups()
+    assert exposed[-1] == trump
+    transcript = play_game(child, {"follow": True, "not_held": True, "nonsense": True})
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Your bid" not in transcript
+    (saved,) = [json.loads(p.read_text(encoding="utf-8")) for p in saves.glob("*.json")]
+    record = saved["record"]
+    assert record["exposed_card"] == card_of(exposed)
+    us, them, winner = FINAL.search(transcript).groups()
+    assert winner == ("Us" if record["tricks_won"][0] >= 7 else "Them")
+    assert [int(us), int(them)] == record["scores"]
+
+
+def test_individual_bidding_has_no_pass():
+    child = spawn("--seed", "4", "--delay", "0", "--partner", "random", "--opponents", "random",
+                  "--rules", "syrian41")
+    child.expect(PROMPT)
+    assert child.match.group(1) == "Your bid"
+    assert child.match.group(2).split() == [str(b) for b in range(2, 14)]
+    child.sendline("pass")
+    child.expect(r"There is no passing in individual bidding: bid 2 to 13 tricks\.")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect(r"The lowest bid is 2\.")
+    child.expect(PROMPT)
+    child.sendline("14")
+    child.expect(r"Bids go from 2 to 13 tricks\.")
+    child.expect(PROMPT)
+    child.sendline("bid 4")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rules", "nosuch"], "unknown rules preset 'nosuch'"),
+        (["--partner", "nosuch"], "cannot load agent 'nosuch'"),
+        (["--target", "0"], "target_score: must be at least 1"),
+        (["--seed", "-1"], "--seed: must be 0 or more"),
+    ],
+)
+def test_bad_command_line_says_what_is_wrong(args, message):
+    text, status = pexpect.run(f"{PYTHON} play.py " + " ".join(args), cwd=str(REPO), env=ENV, encoding="utf-8",
+                               withexitstatus=True)
+    assert status == 2
+    assert message in text
+
+
+# ------------------------------------------------------------------ the input reader, without a terminal
+@pytest.fixture
+def table():
+    """Seat 0 holds 2♣..K♣ and the A♦, seat 1 the A♣ and 2♦..K♦, seat 2 hearts, seat 3 spades; seat 0 bids first."""
+    hands = [list(range(12)) + [25], [12] + list(range(13, 25)), list(range(26, 39)), list(range(39, 52))]
+    env = raw_env(episode="game")
+    env.reset(seed=0, options={"deal": hands, "dealer": 3})
+    return env
+
+
+def test_cards_read_in_every_form():
+    queen_spades = 3 * 13 + 10
+    ten_hearts = 2 * 13 + 8
+    for text in ("QS", "qs", "Q♠", "q ♠", "Q♤", "q of spades", "Q♠\ufe0f", " qS "):
+        assert tui.parse_card(text) == queen_spades, text
+    for text in ("10h", "10H", "th", "TH", "10♥", "t♡", "10 hearts"):
+        assert tui.parse_card(text) == ten_hearts, text
+    for text in ("1h", "11s", "QX", "Q", "queen", "", "10"):
+        assert tui.parse_card(text) is None, text
+
+
+def test_bids_trump_and_commands_are_read_against_the_legal_actions(table):
+    view = table.view(0)
+    assert tui.parse_input("pass", view) == PASS
+    assert tui.parse_input("8", view) == BID_BASE + 8
+    assert tui.parse_input("bid 13", view) == BID_BASE + 13
+    assert tui.parse_input("Hint", view) == "hint"
+    assert tui.parse_input("exit", view) == "quit"
+    with pytest.raises(tui.InputError, match=r"The lowest bid is 7\."):
+        tui.parse_input("6", view)
+    with pytest.raises(tui.InputError, match=r"Bids go from 7 to 13"):
+        tui.parse_input("14", view)
+    with pytest.raises(tui.InputError, match=r"auction is still on"):
+        tui.parse_input("QS", view)
+    table.step(BID_BASE + 9)  # seat 0 bids 9; seat 1 now
+    table.step(PASS)
+    table.step(PASS)
+    table.step(PASS)  # seat 0 declares
+    view = table.view(0)
+    assert view.phase == "trump"
+    for text, suit in (("spades", 3), ("S", 3), ("♥", 2), ("heart", 2), ("d", 1), ("Clubs", 0)):
+        assert tui.parse_input(text, view) == TRUMP_BASE + suit
+    with pytest.raises(tui.InputError, match="is not a suit"):
+        tui.parse_input("purple", view)
+
+
+def test_too_low_bid_names_the_highest_bid(table):
+    table.step(BID_BASE + 9)  # seat 0
+    table.step(BID_BASE + 10)  # seat 1
+    table.step(PASS)  # seat 2
+    table.step(PASS)  # seat 3
+    view = table.view(0)
+    with pytest.raises(tui.InputError, match=r"Too low: the highest bid is 10 by Right; bid at least 11 or pass\."):
+        tui.parse_input("10", view)
+
+
+def test_cards_must_be_held_and_follow_suit(table):
+    table.step(BID_BASE + 7)
+    for _ in range(3):
+        table.step(PASS)
+    table.step(TRUMP_BASE + 3)  # seat 0 names spades and leads
+    view = table.view(0)
+    assert view.phase == "play"
+    with pytest.raises(tui.InputError, match=r"You don't hold A♣\."):
+        tui.parse_input("AC", view)
+    with pytest.raises(tui.InputError, match="No bidding now: play a card"):
+        tui.parse_input("8", view)
+    assert tui.parse_input("2c", view) == 0
+    table.step(25)  # seat 0 leads the A♦
+    table.step(13)  # seat 1 follows with the 2♦
+    table.step(26)  # seat 2 (hearts only) discards
+    table.step(39)  # seat 3 (spades) trumps and wins; seat 3 leads next
+    table.step(40)  # seat 3 leads 3♠; seat 0 has no spades: any card
+    view = table.view(0)
+    assert tui.parse_input("Q♣", view) == 10
+
+
+def test_follow_suit_message_names_the_led_suit():
+    hands = [[0, 1, 13] + list(range(26, 36)), list(range(2, 13)) + [14, 15], list(range(16, 26)) + [36, 37, 38],
+             list(range(39, 52))]
+    env = raw_env(episode="game", rules={"auction": "none", "trump": "hearts", "first_lead": "eldest"})
+    env.reset(seed=0, options={"deal": hands, "dealer": 0})
+    env.step(2)  # seat 1 (eldest) leads 4♣
+    env.step(16)  # seat 2 cannot follow
+    env.step(39)  # seat 3 cannot follow
+    view = env.view(0)
+    with pytest.raises(tui.InputError, match=r"You must follow suit: ♣ was led and you hold clubs\."):
+        tui.parse_input("2d", view)
+    assert tui.parse_input("3c", view) == 1
+
+
+def test_hand_is_sorted_by_suit_with_red_hearts_and_diamonds():
+    glyphs = tui.Glyphs("utf-8")
+    hand = glyphs.hand([0, 12, 13, 26, 38, 51])
+    assert hand.plain == "♠ A   ♥ A 2   ♣ A 2   ♦ 2"
+    console = Console(force_terminal=True, color_system="standard", width=80)
+    with console.capture() as cap:
+        console.print(glyphs.card(26), glyphs.card(39))
+    out = cap.get()
+    assert "\x1b[1;31m2♥" in out  # bold red
+    assert "\x1b[1m2♠" in out
+    assert tui.Glyphs("ascii").hand([38, 51]).plain == "S A   H A"
+
+
+def test_default_players_are_the_shipped_agent_else_rule_else_random(tmp_path, monkeypatch):
+    import play
+
+    checkpoint = tmp_path / "default.pt"
+    monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", checkpoint)
+    monkeypatch.setattr(agents, "BUILTINS", {**agents.BUILTINS, "rule": agents.RandomAgent})
+    assert play.default_agent_spec() == "rule"
+    checkpoint.write_bytes(b"")
+    assert play.default_agent_spec() == str(checkpoint)
+    checkpoint.unlink()
+    monkeypatch.setattr(agents, "BUILTINS", {"random": agents.RandomAgent})
+    assert play.default_agent_spec() == "random"
+
+
+def test_individual_hand_result_lists_each_players_bid_tricks_and_points():
+    env = raw_env(rules="syrian41", episode="hand")
+    env.reset(seed=7)
+    player = agents.RandomAgent(seed=7)
+    record = None
+    while record is None or record["thrown_in"]:
+        agent = env.agent_selection
+        env.step(player.act(env.observe(agent), env.unwrapped.view(agent)))
+        record = env.infos[agent].get("hand_record", record)
+    console = Console(width=100, color_system=None)
+    with console.capture() as cap:
+        console.print(tui.Screen(tui.Glyphs(), ["you", "a", "b", "c"]).hand_result(record))
+    out = cap.get()
+    for s in range(4):
+        d = record["seat_score_delta"][s]
+        assert re.search(rf"{tui.SEAT_NAMES[s]}\s+{record['bids'][s]}\s+{record['tricks_by_seat'][s]}\s+{d:+d}", out)
+    assert "Players: " + ", ".join(f"{tui.SEAT_NAMES[s]} {record['seat_scores'][s]}" for s in range(4)) in out
