@@ -14,8 +14,7 @@ from tarneeb_env.cards import BID_BASE, FULL_DECK, PASS, TRUMP_BASE
 from tarneeb_env.game import individual_bid_value, no_auction_score, team_hand_score
 
 from . import dds
-from .base import Agent
-from .rule_agent import PlayTracker, contract_value, hand_tricks, high_bid, pass_value, tracker_for
+from .rule_agent import RuleAgent, contract_value, hand_tricks, high_bid, pass_value, tracker_for
 
 AUCTION_POOL = 4  # layouts drawn per layout kept when filtering by the auction (card play)
 BID_POOL = 2  # the same for bidding, where every layout drawn is solved
@@ -81,8 +80,11 @@ def _check_count(name: str, value) -> int:
     return value
 
 
-class ExpertAgent(Agent):
-    """PIMC + DDS. ``samples``: layouts solved per card played; ``bid_samples``: per deal for bidding."""
+class ExpertAgent(RuleAgent):
+    """PIMC + DDS. ``samples``: layouts solved per card played; ``bid_samples``: per deal for bidding.
+
+    It shares ``rule``'s phase dispatch and play tracking and replaces its three decisions.
+    """
 
     name = "expert"
 
@@ -91,30 +93,11 @@ class ExpertAgent(Agent):
         self.bid_samples = _check_count("bid_samples", bid_samples)
         dds.require()
         super().__init__(seed)
-        self._tracks: dict[tuple, PlayTracker] = {}
         self._contract_cache: dict[tuple, tuple] = {}  # several tables may be played in turn
 
     def reset(self) -> None:
-        self._tracks.clear()
+        super().reset()
         self._contract_cache.clear()
-
-    def act(self, observation, view) -> int:
-        return self.explain(view)[0]
-
-    def explain(self, view) -> tuple[int, str]:
-        """The action and a short reason."""
-        legal = view.legal_actions
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal action (to act: {view.to_act}, phase {view.phase})")
-        if len(legal) == 1:
-            return legal[0], "the only legal action"
-        if view.phase == "play":
-            return self._play(view)
-        if view.phase == "bidding":
-            return self._bid(view)
-        if view.phase == "trump":
-            return self._name_trump(view)
-        raise ValueError(f"seat {view.seat} asked to act in phase {view.phase!r}")
 
     # --------------------------------------------------------------- sampling
     def _sample_layouts(self, view, played_mask: int, void, n: int) -> list[list[int]]:

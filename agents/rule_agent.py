@@ -223,12 +223,15 @@ class RuleAgent(Agent):
         if phase == "bidding":
             return self._bid(view)
         if phase == "trump":
-            hand = 0
-            for c in view.hand:
-                hand |= 1 << c
-            best = max(range(4), key=lambda s: (hand_tricks(hand, s), s))
-            return TRUMP_BASE + best, "the suit in which the hand takes the most tricks"
+            return self._name_trump(view)
         raise ValueError(f"seat {view.seat} asked to act in phase {phase!r}")
+
+    def _name_trump(self, view) -> tuple[int, str]:
+        hand = 0
+        for c in view.hand:
+            hand |= 1 << c
+        best = max(range(4), key=lambda s: (hand_tricks(hand, s), s))
+        return TRUMP_BASE + best, "the suit in which the hand takes the most tricks"
 
     # ---------------------------------------------------------------- bidding
     def _bid(self, view) -> tuple[int, str]:
@@ -278,8 +281,6 @@ class RuleAgent(Agent):
 
     # ------------------------------------------------------------------- play
     def _play(self, view) -> tuple[int, str]:
-        seat = view.seat
-        trump = view.trump
         tr = tracker_for(self._tracks, view)
         hand = 0
         for c in view.hand:
