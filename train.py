@@ -25,7 +25,7 @@ import numpy as np
 import torch
 import yaml
 
-from agents.checkpoint import CheckpointError, load_checkpoint, rng_states, save_checkpoint, set_rng_states
+from agents.checkpoint import CheckpointError, export_for_play, load_checkpoint, rng_states, save_checkpoint, set_rng_states
 from agents.config import Config, ConfigError, apply_overrides, config_from_dict, dump_config, load_config
 from agents.imitation import TeacherRollout, bc_update
 from agents.model import ActorCritic, phase_flags
@@ -320,7 +320,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--run-dir", help="output directory (default runs/<config name>)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--export", nargs=2, metavar=("CHECKPOINT", "OUT"),
+                   help="write the play-only part of CHECKPOINT (weights, rules, config) to OUT and exit")
     args = p.parse_args(argv)
+    if args.export:
+        return args
     if args.resume and (args.config or args.run_dir):
         p.error("--resume continues a run with its saved config; do not combine it with --config or --run-dir")
     if not args.resume and not args.config:
@@ -352,6 +356,14 @@ def setup(args: argparse.Namespace) -> Trainer:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.export:
+        try:
+            export_for_play(*args.export)
+        except CheckpointError as e:
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.export[1]} ({os.path.getsize(args.export[1]) / 1e6:.1f} MB)")
+        return 0
     try:
         trainer = setup(args)
     except (ConfigError, CheckpointError, yaml.YAMLError) as e:

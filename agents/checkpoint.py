@@ -58,6 +58,20 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     return data
 
 
+PLAY_KEYS = ("rules", "config", "learn", "model", "state_dict", "counters", "last_eval")
+
+
+def export_for_play(src: str, dst: str) -> None:
+    """Write the part of a training checkpoint that playing needs (no optimizer, pool or RNG state).
+
+    The result is about a third of the size, loads with ``agents.load`` like any
+    checkpoint, and cannot be resumed. Used to ship ``checkpoints/default.pt``.
+    """
+    data = load_checkpoint(src)
+    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    save_checkpoint(dst, {k: data[k] for k in PLAY_KEYS})
+
+
 def model_from_checkpoint(data: dict[str, Any]) -> ActorCritic:
     arch = data["model"]
     model = ActorCritic(arch["hidden"], arch["obs_size"], arch["num_actions"])

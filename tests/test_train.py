@@ -250,6 +250,24 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
         obs, mask, seat, *_ = be.step(np.array(acts))
 
 
+def test_export_for_play_keeps_the_policy_and_drops_training_state(tmp_path):
+    run_dir = _train(tmp_path, "exp", TINY + ["budget.iterations=1", "eval.interval=0"])
+    src, dst = os.path.join(run_dir, "latest.pt"), str(tmp_path / "ship" / "agent.pt")
+    assert train.main(["--export", src, dst]) == 0
+    full, small = torch.load(src, weights_only=True), torch.load(dst, weights_only=True)
+    assert "optimizer" in full and not {"optimizer", "pool", "rng"} & set(small)
+    assert os.path.getsize(dst) < os.path.getsize(src)
+    a, b = agents.load(src), agents.load(dst)
+    env = raw_env()
+    env.reset(seed=9)
+    for _ in range(40):
+        name = env.agent_selection
+        obs, view = env.observe(name), env.view(name)
+        assert a.act(obs, view) == b.act(obs, view)
+        env.step(a.act(obs, view))
+    assert train.main(["--export", str(tmp_path / "missing.pt"), dst]) == 2
+
+
 def test_resume_equals_uninterrupted_run(tmp_path):
     full = _train(tmp_path, "full", TINY + ["budget.iterations=4"])
     # stopped after the first cloning chunk, then after the first PPO iteration
