@@ -52,6 +52,17 @@ def random_game(rules, seed, episode="game", max_steps=5000):
 @SETTINGS
 @given(seed=st.integers(0, 2**31 - 1))
 def test_random_games_keep_the_invariants(rules, seed):
+    check_random_game(rules, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", RULESETS, ids=str)
+def test_many_random_games_keep_the_invariants(rules):
+    for seed in range(400):
+        check_random_game(rules, seed)
+
+
+def check_random_game(rules, seed):
     e, records, _ = random_game(rules, seed)
     r = make_rules(rules)
     totals = [0, 0]
