@@ -507,6 +507,9 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(entries, names, rules, seed, keep_records) -> None:
+    import torch
+
+    torch.set_num_threads(1)  # W processes x several torch threads each would oversubscribe the cores
     _WORKER.update(_state([load_agent(e) for e in entries], names, rules, seed, keep_records))
 
 

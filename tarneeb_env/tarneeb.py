@@ -58,6 +58,7 @@ generator, so two tables reset with the same seed and deal see the same redeals.
 """
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any, Optional
 
@@ -109,7 +110,7 @@ def legal_mask(legal: int) -> np.ndarray:
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
 
 
-def _one_hop(name: str) -> property:
+def _checked_hop(name: str) -> property:
     def get(self):
         if not self.__dict__.get("_has_reset", True):
             raise AttributeError(f"{name} cannot be accessed before reset")
@@ -118,15 +119,17 @@ def _one_hop(name: str) -> property:
     return property(get)
 
 
-def _fast(wrapper: type) -> type:
-    ns = {name: _one_hop(name) for name in _HOT}
+def _fast(wrapper: type, checked: bool = False) -> type:
+    """``wrapper`` with the ``_HOT`` attributes read from ``self._raw`` (a C-level attrgetter
+    where no before-reset check is needed)."""
+    ns = {name: _checked_hop(name) if checked else property(operator.attrgetter("_raw." + name)) for name in _HOT}
     ns.update(__module__=__name__, __qualname__="_Fast" + wrapper.__name__, __doc__=wrapper.__doc__)
     return type("_Fast" + wrapper.__name__, (wrapper,), ns)
 
 
 _FastTerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper)
 _FastAssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper)
-_FastOrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper)
+_FastOrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, checked=True)
 
 
 class _ActionSpace(spaces.Discrete):
@@ -236,7 +239,8 @@ class raw_env(AECEnv):
         game = self.game
         result = game.apply(action)  # raises IllegalActionError, state untouched
         self._cumulative_rewards[agent] = 0
-        self.infos[agent] = {}
+        if self.infos[agent]:  # a hand record stays until its agent's next action
+            self.infos[agent] = {}
         if self._rewards_given:  # rewards are per step: clear the last hand's
             self.rewards = dict.fromkeys(AGENTS, 0)
             self._rewards_given = False
