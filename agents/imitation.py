@@ -19,14 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from torch import nn
 
 import agents
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
 
 from .model import ActorCritic, log_probs_entropy, phase_of
-from .ppo import gae_per_seat
+from .ppo import gae_per_seat, minibatch_steps
 
 
 @dataclass
@@ -124,19 +123,13 @@ def bc_update(
 ) -> dict[str, float]:
     """Minibatch epochs of :func:`bc_loss`; returns the mean statistics of the last epoch."""
     model.train()
-    n = len(data)
     out = {"policy_loss": float("nan"), "value_loss": float("nan"), "accuracy": float("nan")}  # no data: no update
     for _ in range(epochs):
         totals: dict[str, float] = {}
         count = 0
-        perm = torch.randperm(n, generator=generator)
-        for start in range(0, n, minibatch_size):
-            mb = data.select(perm[start : start + minibatch_size])
-            loss, stats = bc_loss(model, mb, vf_coef)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-            optimizer.step()
+        for stats in minibatch_steps(
+            model, optimizer, data, lambda mb: bc_loss(model, mb, vf_coef), minibatch_size, max_grad_norm, generator
+        ):
             for k, v in stats.items():
                 totals[k] = totals.get(k, 0.0) + float(v)
             count += 1

@@ -116,6 +116,22 @@ def explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
     return float("nan") if var == 0 else 1.0 - float(np.var(target - pred)) / var
 
 
+def minibatch_steps(model, optimizer, batch, loss_fn, minibatch_size: int, max_grad_norm: float,
+                    generator: torch.Generator):
+    """One shuffled pass of clipped gradient steps over ``batch``; yields each minibatch's statistics.
+
+    Shared by PPO and the cloning warm start, so both draw their shuffles the same way.
+    """
+    perm = torch.randperm(len(batch), generator=generator)
+    for start in range(0, len(batch), minibatch_size):
+        loss, stats = loss_fn(batch.select(perm[start : start + minibatch_size]))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+        optimizer.step()
+        yield stats
+
+
 def ppo_update(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
@@ -132,19 +148,14 @@ def ppo_update(
 ) -> dict[str, float]:
     """Several epochs of minibatch PPO; stops early once approx KL passes ``target_kl``."""
     model.train()
-    n = len(batch)
     totals: dict[str, float] = {}
     count = 0
     for _ in range(epochs):
-        perm = torch.randperm(n, generator=generator)
         stop = False
-        for start in range(0, n, minibatch_size):
-            mb = batch.select(perm[start : start + minibatch_size])
-            loss, stats = ppo_loss(model, mb, clip, ent_coef, vf_coef)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-            optimizer.step()
+        for stats in minibatch_steps(
+            model, optimizer, batch, lambda mb: ppo_loss(model, mb, clip, ent_coef, vf_coef),
+            minibatch_size, max_grad_norm, generator,
+        ):
             for k, v in stats.items():
                 totals[k] = totals.get(k, 0.0) + float(v)
             count += 1
