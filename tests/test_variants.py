@@ -1,5 +1,4 @@
 """Scripted deals for the variant presets: individual bidding, trump fixed by a card, no auction."""
-import numpy as np
 import pytest
 
 from tarneeb_env import PRESETS, bid_action, raw_env
@@ -8,13 +7,6 @@ from tarneeb_env.observation import OFFSETS
 from scripted import build_hand, play_scripted
 
 HEARTS, SPADES = 2, 3
-
-
-def per_seat_winners(first_leader, counts):
-    """Winners list giving seat s exactly counts[s] tricks, the 13th to the seat listed last with >0."""
-    seq = [s for s in range(4) for _ in range(counts[s])]
-    assert len(seq) == 13
-    return seq
 
 
 def test_individual_bidding_scores_each_player_at_every_value_band():
