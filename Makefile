@@ -12,7 +12,9 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
+	rm -rf runs/demo
 	$(BIN)/python train.py --config configs/smoke.yaml --run-dir runs/demo
+	$(BIN)/python evaluate.py runs/demo/latest.pt random --deals 200
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

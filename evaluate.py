@@ -786,6 +786,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     if len(args.agents) < 2:
         parser.error("give at least two agents")
+    import torch
+
+    torch.set_num_threads(1)  # batched inference of a small MLP; more threads only oversubscribe shared cores
     try:
         _check_writable(args.out, "--out")
         _check_writable(args.records, "--records")
