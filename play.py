@@ -295,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[list[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)  # one decision at a time: extra threads only add latency on a busy machine
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # a terminal that cannot show a glyph gets '?', not a crash
     console = Console(highlight=False)
