@@ -99,7 +99,7 @@ def _replay(rules, deal, dealer, exposed, actions):
     return e
 
 
-@pytest.mark.parametrize("rules", ["classic", "syrian41", "trump_by_card"])
+@pytest.mark.parametrize("rules", ["classic", "syrian41", "hearts41", "trump_by_card"])
 @SETTINGS
 @given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 60), observer=st.integers(0, 3), data=st.data())
 def test_observation_does_not_depend_on_hidden_cards(rules, seed, steps, observer, data):
