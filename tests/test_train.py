@@ -16,7 +16,7 @@ from agents.config import ConfigError, load_config
 from agents.imitation import TeacherBatch, TeacherRollout, agreement, bc_loss, bc_update
 from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entropy, phase_flags
 from agents.ppo import PPOBatch, gae_per_seat, ppo_loss
-from tarneeb_env import OBS_SIZE, raw_env
+from tarneeb_env import OBS_SIZE, PRESETS, raw_env
 from tarneeb_env.batch import BatchEnv
 import train
 
@@ -248,6 +248,17 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
         acts = agent.act_batch(obs_dicts, [be.view(i) for i in range(6)])
         assert all(mask[i, a] == 1 for i, a in enumerate(acts))
         obs, mask, seat, *_ = be.step(np.array(acts))
+
+
+@pytest.mark.parametrize("rules", ["syrian41", "trump_by_card"])
+def test_smoke_config_trains_under_variant_rules(tmp_path, rules):
+    run_dir = _train(tmp_path, rules, TINY + [f"rules={rules}", "budget.iterations=2", "eval.interval=2",
+                                              "eval.deals=4", "eval.opponents=[random]"])
+    data = torch.load(os.path.join(run_dir, "latest.pt"), weights_only=True)
+    assert data["rules"] == PRESETS[rules].to_dict() and data["counters"]["iteration"] == 2
+    assert data["counters"]["learned_decisions"] > 0
+    agent = agents.load(os.path.join(run_dir, "latest.pt"))
+    assert agent.rules == PRESETS[rules]
 
 
 def test_export_for_play_keeps_the_policy_and_drops_training_state(tmp_path):
