@@ -152,18 +152,3 @@ def test_ray_config_file_selects_the_ray_backend():
     cfg = load_config("configs/ray.yaml")
     assert cfg.rollout.backend == "ray" and cfg.rollout.workers >= 2
 
-
-@pytest.mark.ray
-def test_train_py_runs_iterations_on_the_ray_backend(ray_session, tmp_path):
-    import train
-
-    run_dir = str(tmp_path / "ray_run")
-    argv = ["--config", "configs/smoke.yaml", "--run-dir", run_dir, "--no-progress"]
-    for s in TINY + ["rollout.backend=ray", "rollout.workers=2", "pretrain.decisions=0", "eval.interval=0",
-                     "budget.iterations=2", "budget.minutes=null"]:
-        argv += ["--set", s]
-    assert train.main(argv) == 0
-    data = torch.load(f"{run_dir}/latest.pt", weights_only=True)
-    assert data["config"]["rollout"]["backend"] == "ray"
-    assert data["counters"]["iteration"] == 2
-    assert data["counters"]["decisions"] == 2 * 2 * 6 * 70  # iterations x workers x games x steps
