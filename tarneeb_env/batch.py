@@ -139,7 +139,7 @@ class BatchEnv:
                 hands, exposed = None, None
             else:
                 try:
-                    hands, exposed = validate_deal(opts["deal"], dealer, opts.get("exposed_card"), self.rules)
+                    hands, exposed = validate_deal(opts["deal"], dealer, opts.get("exposed_card"))
                 except ValueError as e:
                     raise ValueError(f"options[{i}]: {e}") from None
             self._start_game(i, int(dealer), scores, hands, exposed)

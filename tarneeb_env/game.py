@@ -62,7 +62,7 @@ def deal_cards(rng: np.random.Generator, dealer: int) -> tuple[list[int], int]:
     return hands, int(perm[51])
 
 
-def validate_deal(deal, dealer: int, exposed_card: Optional[int], rules: Rules) -> tuple[list[int], Optional[int]]:
+def validate_deal(deal, dealer: int, exposed_card: Optional[int]) -> tuple[list[int], Optional[int]]:
     """Check a fixed deal (four lists of 13 distinct cards); returns masks and the exposed card."""
     if not (isinstance(deal, (list, tuple)) and len(deal) == 4):
         raise ValueError("options['deal'] must be four lists of 13 cards (ints 0..51)")
@@ -146,7 +146,7 @@ class TarneebGame:
             hands, last = deal_cards(self.rng, self.dealer)
             exposed = last if rules.trump == "last_card" else None
         else:
-            hands, exposed = validate_deal(deal, self.dealer, exposed_card, rules)
+            hands, exposed = validate_deal(deal, self.dealer, exposed_card)
             if rules.trump != "last_card":
                 exposed = None
             elif exposed is None:  # a fixed deal without its last card: draw one of the dealer's

@@ -24,14 +24,6 @@ SEED = 1234
 
 
 @pytest.fixture(scope="module")
-def ray_session():
-    ray = pytest.importorskip("ray", reason='the ray extra is not installed: pip install -e ".[ray]"')
-    ray.init(num_cpus=2, include_dashboard=False)
-    yield ray
-    ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def setup():
     cfg = load_config("configs/smoke.yaml", TINY)
     torch.manual_seed(0)

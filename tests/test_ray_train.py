@@ -12,14 +12,6 @@ TINY = ["env.num_games=6", "env.rollout_steps=70", "model.hidden=[16]",
         "selfplay.weights={current: 0.4, snapshots: 0.3, rule: 0.3}"]
 
 
-@pytest.fixture(scope="module")
-def ray_session():
-    ray = pytest.importorskip("ray", reason='the ray extra is not installed: pip install -e ".[ray]"')
-    ray.init(num_cpus=2, include_dashboard=False)
-    yield ray
-    ray.shutdown()
-
-
 @pytest.mark.ray
 def test_train_py_runs_iterations_on_the_ray_backend(ray_session, tmp_path):
     import train
