@@ -315,8 +315,8 @@ class _Table:
 
     __slots__ = ("game", "writer", "seat_role", "whole_game", "delta", "records", "done", "tag")
 
-    def __init__(self, rules: Rules, rng_seed, seat_role, whole_game: bool, tag: dict):
-        self.writer = ObservationWriter()
+    def __init__(self, rules: Rules, rng_seed, seat_role, whole_game: bool, tag: dict, observe: bool = True):
+        self.writer = ObservationWriter() if observe else None
         self.game = TarneebGame(rules, np.random.default_rng(rng_seed), self.writer)
         self.seat_role = seat_role
         self.whole_game = whole_game
@@ -397,7 +397,8 @@ def play_lockstep(tables: list[_Table], role_agents: Sequence[Any], role_names: 
         for role, group_tables in groups.items():
             masks = legal_masks([t.game.legal for t in group_tables])
             observations = [
-                {"observation": t.writer.buf[t.game.current].copy(), "action_mask": masks[k]}
+                {"observation": None if t.writer is None else t.writer.buf[t.game.current].copy(),
+                 "action_mask": masks[k]}
                 for k, t in enumerate(group_tables)
             ]
             actions = _act_batch(role_agents[role], observations, _LazyViews(group_tables))
@@ -429,6 +430,11 @@ def _prepare_agents(role_agents: Sequence[Any], seed: int, kind: int, chunk: int
             agent.reset()
 
 
+def _any_reads_observation(role_agents: Sequence[Any]) -> bool:
+    """Whether the tables need observation writers (see ``Agent.reads_observation``)."""
+    return any(getattr(a, "reads_observation", True) for a in role_agents)
+
+
 @dataclass
 class _ChunkResult:
     margins: np.ndarray
@@ -449,11 +455,12 @@ _ODD = (1, 0, 1, 0)  # A on seats 1 & 3
 
 def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool):
     _prepare_agents(role_agents, seed, _DEALS, chunk)
+    observe = _any_reads_observation(role_agents)
     tables = []
     for i in range(start, stop):
         d = duplicate_deal(seed, i)
         for table, seat_role in enumerate((_EVEN, _ODD)):
-            t = _Table(rules, d.game_seed, seat_role, False, {"deal_index": i, "table": table})
+            t = _Table(rules, d.game_seed, seat_role, False, {"deal_index": i, "table": table}, observe)
             t.game.new_game(d.dealer)
             t.game.start_deal([list(h) for h in d.hands], d.exposed_card)
             tables.append(t)
@@ -473,11 +480,13 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
 
 def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool):
     _prepare_agents(role_agents, seed, _GAMES, chunk)
+    observe = _any_reads_observation(role_agents)
     tables = []
     for g in range(start, stop):
         pair = g // 2
         seat_role = _EVEN if g % 2 == 0 else _ODD
-        t = _Table(rules, np.random.SeedSequence(seed, spawn_key=(_GAMES, pair)), seat_role, True, {"game_index": g})
+        t = _Table(rules, np.random.SeedSequence(seed, spawn_key=(_GAMES, pair)), seat_role, True, {"game_index": g},
+                   observe)
         t.game.new_game(pair % 4)
         t.game.start_deal()
         tables.append(t)

@@ -15,9 +15,15 @@ class Agent:
     :class:`PlayerView` and must return one of ``view.legal_actions``.
     ``reset()`` is called at the start of every deal. ``seed`` makes the agent
     deterministic.
+
+    An agent that decides from the view (and the action mask) alone sets
+    ``reads_observation = False``: the evaluator then skips the observation
+    writer when no agent at the table reads one, and passes
+    ``observation["observation"] = None``.
     """
 
     name = "agent"
+    reads_observation = True
 
     def __init__(self, seed: Optional[int] = None):
         self.seed(seed)

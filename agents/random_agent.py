@@ -6,6 +6,7 @@ from .base import Agent
 
 class RandomAgent(Agent):
     name = "random"
+    reads_observation = False
 
     def act(self, observation, view) -> int:
         legal = view.legal_actions

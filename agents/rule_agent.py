@@ -196,6 +196,7 @@ class RuleAgent(Agent):
     """Hand-written bidding and card play. ``explain(view)`` gives the action and a short reason."""
 
     name = "rule"
+    reads_observation = False
     # bidding constants as class attributes, so a variant can be tried as a subclass
     partner_tricks = PARTNER_TRICKS
     sigma = TRICKS_SIGMA

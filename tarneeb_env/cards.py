@@ -55,14 +55,20 @@ def mask_of(cards) -> int:
     return m
 
 
+# _SUIT_TUPLES[s][m]: the cards of suit s whose ranks are the bits of the 13-bit m (a hand in four look-ups)
+_SUIT_TUPLES = tuple(
+    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in range(4)
+)
+
+
 def cards_of(mask: int) -> tuple[int, ...]:
-    """Sorted cards of a bit mask."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return tuple(out)
+    """Sorted set bits of a mask: the cards of a hand, or the actions of a 70-bit legal set."""
+    t = _SUIT_TUPLES
+    out = t[0][mask & 8191] + t[1][mask >> 13 & 8191] + t[2][mask >> 26 & 8191] + t[3][mask >> 39 & 8191]
+    high = mask >> NUM_CARDS
+    if high:
+        out += tuple(NUM_CARDS + b for b in range(high.bit_length()) if high >> b & 1)
+    return out
 
 
 def card_str(card: int, symbols: bool = True) -> str:

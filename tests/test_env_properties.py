@@ -22,6 +22,11 @@ RULESETS = [
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@given(st.integers(min_value=0, max_value=(1 << 70) - 1))
+def test_cards_of_lists_the_set_bits_in_order(mask):
+    assert cards_of(mask) == tuple(b for b in range(70) if mask >> b & 1)
+
+
 def random_game(rules, seed, episode="game", max_steps=5000):
     """Play random legal actions to the end; returns (env, records, decisions)."""
     e = raw_env(rules=rules, episode=episode, max_hands=30)

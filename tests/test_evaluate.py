@@ -45,6 +45,8 @@ class CautiousAgent(Agent):
 class ActBatchCounter(RandomAgent):
     """Random, counting how many observations each act_batch call gets."""
 
+    reads_observation = True
+
     def __init__(self, seed=None):
         super().__init__(seed)
         self.batch_sizes = []
@@ -169,6 +171,30 @@ def test_act_batch_gets_many_tables_per_call():
     # first step: the eldest hand opens; it is random's seat at exactly one table of each deal
     assert agent.batch_sizes[0] == 20
     assert sum(agent.batch_sizes) / len(agent.batch_sizes) > 10
+
+
+class ObservationLog(RandomAgent):
+    """Random, noting whether each observation it got had the encoded vector."""
+
+    def __init__(self, seed=None, reads=True):
+        super().__init__(seed)
+        self.reads_observation = reads
+        self.got_vector = []
+
+    def act_batch(self, observations, views):
+        self.got_vector += [o["observation"] is not None for o in observations]
+        return super().act_batch(observations, views)
+
+
+def test_tables_skip_the_observation_writer_only_when_no_agent_reads_it():
+    reader, blind = ObservationLog(reads=True), ObservationLog(reads=False)
+    read = evaluate.duplicate_match(reader, "random", deals=20, seed=3, games=2, batch=8)
+    assert all(reader.got_vector)  # "random" reads none, but its opponent does: every table keeps its writer
+    skipped = evaluate.duplicate_match(blind, "random", deals=20, seed=3, games=2, batch=8)
+    assert blind.got_vector and not any(blind.got_vector)
+    # the writer only observes: the same deals play out the same either way
+    assert np.array_equal(read.margins, skipped.margins)
+    assert (read.a_won, read.b_won) == (skipped.a_won, skipped.b_won)
 
 
 def test_games_count_wins_for_the_right_agent():
