@@ -14,9 +14,11 @@ chunk every agent is re-seeded from ``(seed, chunk, role)``. Results therefore
 depend on the agents, rules, seed, deals and batch, never on ``workers``.
 
 Speed. A chunk's tables run in lockstep in one process on the pure engine
-(``TarneebGame`` + ``ObservationWriter``). Each step the pending decisions are
-grouped by agent object and each agent gets one ``act_batch(observations,
-views)`` call, so a neural agent runs one forward pass per step.
+(``TarneebGame`` + ``ObservationWriter``; the writer is left out when no agent
+of the pair reads observations, see ``Agent.reads_observation``). Each step the
+pending decisions are grouped by agent object and each agent gets one
+``act_batch(observations, views)`` call, so a neural agent runs one forward
+pass per step; views are built only for agents that read them.
 
 ``reset()``: one agent object serves all the tables of a chunk at once, so it
 cannot be told "a new deal starts" per table. ``reset()`` is called once per
