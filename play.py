@@ -50,10 +50,10 @@ class MovePrompt(PromptBase):
 
 
 def default_agent_spec() -> str:
-    """The shipped trained agent when present, else the rule player, else random."""
+    """The shipped trained agent when present, else the rule player."""
     if DEFAULT_CHECKPOINT.is_file():
         return str(DEFAULT_CHECKPOINT)
-    return "rule" if "rule" in agents.BUILTINS else "random"
+    return "rule"
 
 
 def spec_label(spec: str) -> str:
@@ -75,8 +75,7 @@ class TerminalGame:
         self.save_dir = save_dir
         seeds = np.random.SeedSequence(self.seed).generate_state(5)
         self.players = {s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)}
-        hint = agents.BUILTINS.get("rule")
-        self.hint_agent = hint(seed=int(seeds[4])) if hint is not None else None
+        self.hint_agent = agents.RuleAgent(seed=int(seeds[4]))
         self.glyphs = Glyphs(console.encoding)
         self.screen = Screen(self.glyphs, ["you"] + [spec_label(specs[s]) for s in (1, 2, 3)])
         self.env = raw_env(rules=rules, episode="game", max_hands=MAX_DEALS)
@@ -137,8 +136,7 @@ class TerminalGame:
         self.last_trick = None
         for player in self.players.values():
             player.reset()
-        if self.hint_agent is not None:
-            self.hint_agent.reset()
+        self.hint_agent.reset()
         view = self.env.view(0)
         self.console.rule(f"Deal {self.deal_number} · dealer: {SEAT_NAMES[view.dealer]}")
         if view.exposed_card is not None:
@@ -185,20 +183,14 @@ class TerminalGame:
                     console.print(Text("Last trick: ").append_text(self.screen.trick_line(*self.last_trick)))
 
     def _hint(self, view) -> Text:
-        if self.hint_agent is None:
-            return Text("No hint: the rule player is not installed.")
-        explain = getattr(self.hint_agent, "explain", None)
-        if explain is not None:
-            action, reason = explain(view)
-        else:
-            action, reason = self.hint_agent.act(self.env.observe("player_0"), view), None
+        action, reason = self.hint_agent.explain(view)
         text = Text("Hint: the rule player would ")
         if action == PASS:
             text.append("pass")
         else:
             verb = "play " if action < 52 else "bid " if action < TRUMP_BASE else "name trump "
             text.append(verb).append_text(self.glyphs.action(action))
-        return text.append(f" — {reason}" if reason else "")
+        return text.append(f" — {reason}")
 
     def _end_of_hand(self, record: dict) -> None:
         self.console.print(self.screen.hand_result(record))
@@ -326,7 +318,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         try:
             agents.load(default)
         except _LOAD_ERRORS as e:
-            default = "rule" if "rule" in agents.BUILTINS else "random"
+            default = "rule"
             console.print(Text(f"Cannot load the shipped agent ({e}); playing with {default!r} instead.", "yellow"))
     partner = args.partner or default
     opponents = args.opponents or default

@@ -223,10 +223,7 @@ def test_commands_and_quit():
     child.expect("No trick has been completed yet in this deal.")
     child.expect(PROMPT)
     child.sendline("hint")
-    if "rule" in agents.BUILTINS:
-        child.expect(r"Hint: the rule player would (pass|bid \d+) — \w")
-    else:
-        child.expect("No hint: the rule player is not installed")
+    child.expect(r"Hint: the rule player would (pass|bid \d+) — \w")
     child.expect(PROMPT)
     child.sendline("QUIT")
     child.expect(r"You left the game\. Score: Us 0 – Them 0\.")
@@ -411,18 +408,14 @@ def test_hand_is_sorted_by_suit_with_red_hearts_and_diamonds():
     assert tui.Glyphs("ascii").hand([38, 51]).plain == "S A   H A"
 
 
-def test_default_players_are_the_shipped_agent_else_rule_else_random(tmp_path, monkeypatch):
+def test_default_players_are_the_shipped_agent_else_rule(tmp_path, monkeypatch):
     import play
 
     checkpoint = tmp_path / "default.pt"
     monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", checkpoint)
-    monkeypatch.setattr(agents, "BUILTINS", {**agents.BUILTINS, "rule": agents.RandomAgent})
     assert play.default_agent_spec() == "rule"
     checkpoint.write_bytes(b"")
     assert play.default_agent_spec() == str(checkpoint)
-    checkpoint.unlink()
-    monkeypatch.setattr(agents, "BUILTINS", {"random": agents.RandomAgent})
-    assert play.default_agent_spec() == "random"
 
 
 def test_individual_hand_result_lists_each_players_bid_tricks_and_points():
