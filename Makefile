@@ -26,6 +26,7 @@ bench: $(STAMP)
 	$(BIN)/pip install -q -c constraints.txt -e ".[bench]"
 	$(BIN)/python benchmarks/env_speed.py
 	$(BIN)/python benchmarks/batch_speed.py
+	$(BIN)/python benchmarks/eval_speed.py
 
 clean:
 	rm -rf $(VENV)
