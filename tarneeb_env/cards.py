@@ -55,10 +55,16 @@ def mask_of(cards) -> int:
     return m
 
 
-# _SUIT_TUPLES[s][m]: the cards of suit s whose ranks are the bits of the 13-bit m (a hand in four look-ups)
-_SUIT_TUPLES = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in range(4)
-)
+def _suit_tuples(suit: int) -> tuple[tuple[int, ...], ...]:
+    """Entry m: the cards of ``suit`` whose ranks are the bits of the 13-bit m (built by doubling: 5 ms)."""
+    table = [()]
+    for rank in range(13):
+        card = (13 * suit + rank,)
+        table += [cards + card for cards in table]
+    return tuple(table)
+
+
+_SUIT_TUPLES = tuple(_suit_tuples(s) for s in range(4))  # a hand's cards in four look-ups
 
 
 def cards_of(mask: int) -> tuple[int, ...]:
