@@ -12,7 +12,7 @@ from torch import nn
 
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
-from agents.config import ConfigError, load_config
+from agents.config import ConfigError, config_from_dict, load_config
 from agents.imitation import TeacherBatch, TeacherRollout, agreement, bc_loss, bc_update
 from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entropy, phase_flags
 from agents.ppo import PPOBatch, gae_per_seat, ppo_loss
@@ -325,3 +325,17 @@ def test_bad_checkpoints_give_clear_errors(tmp_path):
     torch.save({"format": "tarneeb-rl-checkpoint", "format_version": 1, "obs_version": 0}, old)
     with pytest.raises(CheckpointError, match="observation layout version 0"):
         load_checkpoint(str(old))
+
+
+SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "checkpoints", "default.pt")
+
+
+def test_shipped_agent_loads_for_this_code_and_outplays_random():
+    """checkpoints/default.pt must keep matching the observation layout and config of this code."""
+    import evaluate
+
+    data = load_checkpoint(SHIPPED)  # weights_only; raises on a layout-version mismatch
+    assert "optimizer" not in data  # the play-only export, not a training checkpoint
+    config_from_dict(data["config"])  # its config still validates
+    m = evaluate.duplicate_match(SHIPPED, "random", deals=30, seed=5)  # raises if it ever plays illegally
+    assert m.ci95[0] > 15
