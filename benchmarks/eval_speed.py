@@ -22,7 +22,7 @@ import evaluate  # noqa: E402
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--deals", type=int, default=1024)
+    p.add_argument("--deals", type=int, default=10000)  # the use case; start-up is ~1 s of it
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"), dest="pairs",
                    help="agent specs to match (repeatable)")
