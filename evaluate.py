@@ -317,7 +317,7 @@ class _Table:
 
     __slots__ = ("game", "writer", "seat_role", "whole_game", "delta", "records", "done", "tag")
 
-    def __init__(self, rules: Rules, rng_seed, seat_role, whole_game: bool, tag: dict, observe: bool = True):
+    def __init__(self, rules: Rules, rng_seed, seat_role, whole_game: bool, tag: dict, observe: bool):
         self.writer = ObservationWriter() if observe else None
         self.game = TarneebGame(rules, np.random.default_rng(rng_seed), self.writer)
         self.seat_role = seat_role
