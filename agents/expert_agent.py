@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tarneeb_env.cards import BID_BASE, FULL_DECK, PASS, TRUMP_BASE
+from tarneeb_env.cards import BID_BASE, FULL_DECK, PASS, TRUMP_BASE, cards_of, mask_of
 from tarneeb_env.game import individual_bid_value, no_auction_score, team_hand_score
 
 from . import dds
@@ -103,9 +103,7 @@ class ExpertAgent(RuleAgent):
     def _sample_layouts(self, view, played_mask: int, void, n: int) -> list[list[int]]:
         """``n`` layouts of the unseen cards consistent with the view: list of 4 hand masks."""
         seat = view.seat
-        hand = 0
-        for c in view.hand:
-            hand |= 1 << c
+        hand = mask_of(view.hand)
         need = [13, 13, 13, 13]
         for s, _ in view.played:
             need[s] -= 1
@@ -117,12 +115,7 @@ class ExpertAgent(RuleAgent):
             fixed[view.dealer] |= 1 << exposed
             need[view.dealer] -= 1
         known = played_mask | fixed[0] | fixed[1] | fixed[2] | fixed[3]
-        free = FULL_DECK & ~known
-        cards = []
-        while free:
-            low = free & -free
-            cards.append(low.bit_length() - 1)
-            free ^= low
+        cards = cards_of(FULL_DECK & ~known)
         others = [s for s in range(4) if s != seat]
         allowed = [sum(1 << s for s in others if not void[s] >> q & 1) for q in range(4)]  # seat bits per suit
         constrained = any(a != allowed[0] for a in allowed)
@@ -217,9 +210,7 @@ class ExpertAgent(RuleAgent):
 
         ``BID_POOL * bid_samples`` layouts are solved once per deal; each call keeps the
         ``bid_samples`` that best fit the auction so far."""
-        hand = 0
-        for c in view.hand:
-            hand |= 1 << c
+        hand = mask_of(view.hand)
         key = (view.seat, hand, view.dealer, view.exposed_card, view.rules)  # one deal seen from one seat
         hit = self._contract_cache.get(key)
         if hit is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE
+from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE, mask_of
 from tarneeb_env.game import individual_bid_value, team_hand_score
 
 from .base import Agent
@@ -185,6 +185,15 @@ def tracker_for(trackers: dict, view) -> PlayTracker:
     return tr
 
 
+def _side_suits(hand: int, unseen: int, trump: int):
+    """(suit, my ranks, unseen ranks) of each non-trump suit I still hold."""
+    for s in range(4):
+        if s != trump:
+            mine = (hand >> (13 * s)) & _RANKS
+            if mine:
+                yield s, mine, (unseen >> (13 * s)) & _RANKS
+
+
 def _beats(card: int, best: int, trump: int) -> bool:
     s = card // 13
     if s == best // 13:
@@ -228,17 +237,13 @@ class RuleAgent(Agent):
         raise ValueError(f"seat {view.seat} asked to act in phase {phase!r}")
 
     def _name_trump(self, view) -> tuple[int, str]:
-        hand = 0
-        for c in view.hand:
-            hand |= 1 << c
+        hand = mask_of(view.hand)
         best = max(range(4), key=lambda s: (hand_tricks(hand, s), s))
         return TRUMP_BASE + best, "the suit in which the hand takes the most tricks"
 
     # ---------------------------------------------------------------- bidding
     def _bid(self, view) -> tuple[int, str]:
-        hand = 0
-        for c in view.hand:
-            hand |= 1 << c
+        hand = mask_of(view.hand)
         rules = view.rules
         legal = view.legal_actions
         if rules.auction == "individual":
@@ -283,9 +288,7 @@ class RuleAgent(Agent):
     # ------------------------------------------------------------------- play
     def _play(self, view) -> tuple[int, str]:
         tr = tracker_for(self._tracks, view)
-        hand = 0
-        for c in view.hand:
-            hand |= 1 << c
+        hand = mask_of(view.hand)
         unseen = ~(tr.played | hand) & 0xFFFFFFFFFFFFF
         trick = view.trick
         if not trick:
@@ -368,13 +371,7 @@ class RuleAgent(Agent):
         trump = view.trump
         best_key = None
         best = -1
-        for s in range(4):
-            if s == trump:
-                continue
-            mine = (hand >> (13 * s)) & _RANKS
-            if not mine:
-                continue
-            uns = (unseen >> (13 * s)) & _RANKS
+        for s, mine, uns in _side_suits(hand, unseen, trump):
             top = mine.bit_length() - 1
             masters = _POP[mine >> uns.bit_length()] if uns.bit_length() <= top else 0
             above = _POP[uns >> (top + 1)]  # unseen cards that beat my best one
@@ -418,13 +415,7 @@ class RuleAgent(Agent):
         through = not attacking and view.declarer == opps[0]  # the declarer plays right after us
         best_key = None
         best, best_reason = -1, ""
-        for s in range(4):
-            if s == trump:
-                continue
-            mine = (hand >> (13 * s)) & _RANKS
-            if not mine:
-                continue
-            uns = (unseen >> (13 * s)) & _RANKS
+        for s, mine, uns in _side_suits(hand, unseen, trump):
             m = _cheapest_master(mine, uns)
             risky = ruffable(s)
             if m >= 0 and not risky:
