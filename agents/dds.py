@@ -61,6 +61,25 @@ def _fill_deal(d, hands: Sequence[int], trump: int, leader: int, trick: Sequence
     _fill_hands(d.remainCards, hands)
 
 
+def _solved_boards(positions: Sequence[tuple[Sequence[int], int, int, Sequence[int]]], solutions: int):
+    """Solve ``(hands, trump, leader, trick)`` positions in batches of up to 200 on DDS's own threads;
+    yields each position's ``futureTricks`` (valid until the next one is drawn from a new batch)."""
+    dds = _lib()
+    for start in range(0, len(positions), dds.MAXNOOFBOARDS):
+        chunk = positions[start:start + dds.MAXNOOFBOARDS]
+        bop = dds.boards()
+        bop.noOfBoards = len(chunk)
+        for i, (hands, trump, leader, trick) in enumerate(chunk):
+            _fill_deal(bop.deals[i], hands, trump, leader, trick)
+            bop.target[i] = -1
+            bop.solutions[i] = solutions
+            bop.mode[i] = 1
+        solved = dds.solvedBoards()
+        dds.SolveAllBoardsBin(bop, solved)
+        for i in range(len(chunk)):
+            yield solved.solvedBoard[i]
+
+
 def solve_positions(
     positions: Sequence[tuple[Sequence[int], int, int, Sequence[int]]],
 ) -> list[dict[int, int]]:
@@ -70,51 +89,25 @@ def solve_positions(
     the current trick already removed), the trump suit, the seat that led the current trick and the
     cards played to it so far (at most 3). Returns, per position, ``{card: tricks}`` where tricks
     counts the tricks still to come (the current one included) won by the side to play.
-    Positions are solved in batches of up to 200 on DDS's own threads.
     """
-    dds = _lib()
+    for _, _, _, trick in positions:
+        if len(trick) > 3:
+            raise ValueError(f"a trick in progress holds at most 3 cards, got {len(trick)}")
     out: list[dict[int, int]] = []
-    for start in range(0, len(positions), dds.MAXNOOFBOARDS):
-        chunk = positions[start:start + dds.MAXNOOFBOARDS]
-        bop = dds.boards()
-        bop.noOfBoards = len(chunk)
-        for i, (hands, trump, leader, trick) in enumerate(chunk):
-            if len(trick) > 3:
-                raise ValueError(f"a trick in progress holds at most 3 cards, got {len(trick)}")
-            _fill_deal(bop.deals[i], hands, trump, leader, trick)
-            bop.target[i] = -1
-            bop.solutions[i] = 3
-            bop.mode[i] = 1
-        solved = dds.solvedBoards()
-        dds.SolveAllBoardsBin(bop, solved)
-        for i in range(len(chunk)):
-            fut = solved.solvedBoard[i]
-            values: dict[int, int] = {}
-            for j in range(fut.cards):
-                suit = 3 - fut.suit[j]
-                score = fut.score[j]
-                held = (1 << fut.rank[j]) | fut.equals[j]
-                for r in range(13):
-                    if held >> (r + 2) & 1:
-                        values[suit * 13 + r] = score
-            out.append(values)
+    for fut in _solved_boards(positions, 3):  # every card with its score
+        values: dict[int, int] = {}
+        for j in range(fut.cards):
+            suit = 3 - fut.suit[j]
+            score = fut.score[j]
+            held = (1 << fut.rank[j]) | fut.equals[j]
+            for r in range(13):
+                if held >> (r + 2) & 1:
+                    values[suit * 13 + r] = score
+        out.append(values)
     return out
 
 
 def lead_tricks(positions: Sequence[tuple[Sequence[int], int, int]]) -> list[int]:
     """Tricks the leader's side takes from full hands: positions are ``(hands, trump, leader)``."""
-    dds = _lib()
-    out: list[int] = []
-    for start in range(0, len(positions), dds.MAXNOOFBOARDS):
-        chunk = positions[start:start + dds.MAXNOOFBOARDS]
-        bop = dds.boards()
-        bop.noOfBoards = len(chunk)
-        for i, (hands, trump, leader) in enumerate(chunk):
-            _fill_deal(bop.deals[i], hands, trump, leader, ())
-            bop.target[i] = -1
-            bop.solutions[i] = 1  # the best card only: its score is the side's trick count
-            bop.mode[i] = 1
-        solved = dds.solvedBoards()
-        dds.SolveAllBoardsBin(bop, solved)
-        out.extend(solved.solvedBoard[i].score[0] for i in range(len(chunk)))
-    return out
+    # the best card only: its score is the side's trick count
+    return [fut.score[0] for fut in _solved_boards([(h, t, lead, ()) for h, t, lead in positions], 1)]
