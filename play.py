@@ -26,7 +26,8 @@ from rich.text import Text
 import agents
 from tarneeb_env import Rules, make_rules, raw_env
 from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE
-from tui import SEAT_NAMES, Glyphs, InputError, Screen, Typed, legal_hint, parse_input, team_name, trick_winner
+from tarneeb_env.game import trick_winner
+from tui import SEAT_NAMES, Glyphs, InputError, Screen, Typed, legal_hint, parse_input, team_name
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "default.pt"
 RECORD_FORMAT = "tarneeb-hand"

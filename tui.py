@@ -170,17 +170,6 @@ def legal_hint(view: PlayerView, glyphs: Glyphs) -> Text:
 
 
 # ------------------------------------------------------------------ drawing
-def trick_winner(trick: Sequence[tuple[int, int]], trump: Optional[int]) -> int:
-    """Seat that wins a complete trick of ``(seat, card)`` pairs."""
-    led = trick[0][1] // 13
-
-    def key(play):
-        suit, rank = divmod(play[1], 13)
-        return 200 + rank if suit == trump else 100 + rank if suit == led else rank
-
-    return max(trick, key=key)[0]
-
-
 class Screen:
     """Draws the human's view of the table; ``labels[s]`` names the player at seat s (agent labels)."""
 

@@ -62,6 +62,23 @@ def deal_cards(rng: np.random.Generator, dealer: int) -> tuple[list[int], int]:
     return hands, int(perm[51])
 
 
+def trick_winner(trick, trump: Optional[int]) -> int:
+    """Seat that wins a trick of ``(seat, card)`` pairs: the highest trump, else the highest card of the suit led."""
+    led = trick[0][1] // 13
+    best_seat, best_key = -1, -1
+    for seat, card in trick:
+        suit = card // 13
+        if suit == trump:
+            key = 100 + card % 13
+        elif suit == led:
+            key = card % 13
+        else:
+            continue
+        if key > best_key:
+            best_seat, best_key = seat, key
+    return best_seat
+
+
 def validate_deal(deal, dealer: int, exposed_card: Optional[int]) -> tuple[list[int], Optional[int]]:
     """Check a fixed deal (four lists of 13 distinct cards); returns masks and the exposed card."""
     if not (isinstance(deal, (list, tuple)) and len(deal) == 4):
@@ -326,7 +343,7 @@ class TarneebGame:
             hand = self.hands[seat]
             self.legal = (hand & SUIT_MASK[trick[0][1] // 13]) or hand
             return None
-        winner = self._trick_winner()
+        winner = trick_winner(self.trick, self.trump)
         cards = [c for _, c in trick]
         self.trick = []
         self.trick_winners.append(winner)
@@ -341,21 +358,6 @@ class TarneebGame:
         self.legal = self.hands[winner]
         return None
 
-    def _trick_winner(self) -> int:
-        trump = self.trump
-        led = self.trick[0][1] // 13
-        best_seat, best_key = -1, -1
-        for seat, card in self.trick:
-            suit = card // 13
-            if suit == trump:
-                key = 100 + card % 13
-            elif suit == led:
-                key = card % 13
-            else:
-                continue
-            if key > best_key:
-                best_seat, best_key = seat, key
-        return best_seat
 
     # ----------------------------------------------------------------- scoring
     def _finish_hand(self) -> HandResult:
