@@ -252,10 +252,9 @@ def replay(path: str, console: Console, delay: float) -> int:
         console.print(Text(f"{players[seat]:<22}").append_text(glyphs.hand(record["deal"][seat])))
     if record.get("exposed_card") is not None:
         console.print(Text("The dealer's last card: ").append_text(glyphs.card(record["exposed_card"])))
-    calls = [(s, a) for s, a in record["auction"] if a < TRUMP_BASE]
+    calls = screen.auction(record["auction"])
     if calls:
-        console.print(Text("Auction: ").append(Text(" · ").join(
-            Text(f"{SEAT_NAMES[s]} ").append_text(glyphs.action(a)) for s, a in calls)))
+        console.print(Text("Auction: ").append_text(calls))
     if record.get("declarer") is not None:
         console.print(Text(f"Contract: {record['bid']} by {SEAT_NAMES[record['declarer']]}"))
     if record["trump"] is not None:

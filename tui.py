@@ -190,9 +190,10 @@ class Screen:
             text.append("   players: " + ", ".join(f"{SEAT_NAMES[s]} {view.seat_scores[s]}" for s in range(4)))
         return text
 
-    def auction(self, view: PlayerView) -> Text:
+    def auction(self, auction: Sequence[tuple[int, int]]) -> Text:
+        """The calls of an auction (``(seat, action)`` pairs; the trump call left out)."""
         text = Text()
-        for seat, action in view.auction:
+        for seat, action in auction:
             if action >= TRUMP_BASE:
                 continue
             if text:
@@ -251,7 +252,7 @@ class Screen:
         grid.add_row("", self._seat_cell(view, 0), "")
         lines: list[RenderableType] = [self.score_line(view)]
         if view.auction and view.rules.auction != "none":
-            lines.append(Text("Auction: ").append_text(self.auction(view)))
+            lines.append(Text("Auction: ").append_text(self.auction(view.auction)))
         contract = self.contract(view)
         if contract:
             lines.append(Text("Contract: " if view.declarer is not None else "").append_text(contract))
