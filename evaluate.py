@@ -40,6 +40,7 @@ CLI: ``python evaluate.py A B [C ...] [--deals N] [--rules PRESET|file.yaml]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import math
@@ -517,10 +518,24 @@ class EvaluationInputError(ValueError):
 _WORKER: dict[str, Any] = {}
 
 
+@contextlib.contextmanager
+def one_torch_thread():
+    """Every table decides with one torch thread, in-process and in each worker: float sums then run in the
+    same order whatever ``workers`` is, so a network agent's choices (and so the results) do not depend on it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _init_worker(entries, names, rules, seed, keep_records) -> None:
     import torch
 
-    torch.set_num_threads(1)  # W processes x several torch threads each would oversubscribe the cores
+    torch.set_num_threads(1)  # see one_torch_thread; W processes x several threads would also oversubscribe
     _WORKER.update(_state([load_agent(e) for e in entries], names, rules, seed, keep_records))
 
 
@@ -613,9 +628,10 @@ def round_robin(
     results: list[_ChunkResult] = []
     if workers == 1 or len(tasks) == 1:
         state = _state(loaded, names, rules, int(seed), records)
-        for task in tasks:
-            results.append(_run_task(task, state))
-            bar.update(task[5] - task[4])
+        with one_torch_thread():
+            for task in tasks:
+                results.append(_run_task(task, state))
+                bar.update(task[5] - task[4])
     else:
         ctx = multiprocessing.get_context("spawn")
         initargs = (list(entries), names, rules, int(seed), records)

@@ -1,5 +1,13 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures shared by several test modules.
+
+The test process uses one torch thread, as Ray rollout workers and evaluator workers do: a float
+computed with another thread count may differ in the last bit (sums in another order, seen on AMD EPYC),
+and tests compare such floats across processes exactly.
+"""
 import pytest
+import torch
+
+torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="module")

@@ -165,6 +165,32 @@ def test_results_identical_for_one_and_two_workers():
     assert one.games_played == 4 and one.a_won + one.b_won <= 4
 
 
+class ThreadCounter(CautiousAgent):
+    """Records torch's thread count at each decision."""
+
+    def __init__(self):
+        self.threads: set[int] = set()
+
+    def act(self, observation, view):
+        import torch
+
+        self.threads.add(torch.get_num_threads())
+        return super().act(observation, view)
+
+
+def test_in_process_tables_decide_with_one_torch_thread_like_workers():
+    import torch
+
+    torch.set_num_threads(2)
+    try:
+        agent = ThreadCounter()
+        evaluate.duplicate_match("random", agent, deals=4, seed=3)
+        assert agent.threads == {1}  # float sums in the workers' order, so --workers cannot change a choice
+        assert torch.get_num_threads() == 2  # restored afterwards
+    finally:
+        torch.set_num_threads(1)
+
+
 def test_act_batch_gets_many_tables_per_call():
     agent = ActBatchCounter()
     evaluate.duplicate_match(agent, CautiousAgent(), deals=20, seed=0, batch=20)
