@@ -1,4 +1,4 @@
-"""Training checkpoints: atomic save, safe load, and the agent that plays one.
+"""Checkpoint loading: the safe reader and the agent that plays a checkpoint (writing is in ``training``).
 
 A checkpoint is a plain dict of tensors, dicts, lists, ints, floats and strings,
 so ``torch.load(..., weights_only=True)`` reads it. It records the observation
@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 import pickle
-import random
 from typing import Any, Optional
 
-import numpy as np
 import torch
 
 from tarneeb_env import OBS_VERSION, Rules
@@ -26,14 +24,6 @@ FORMAT_VERSION = 1
 
 class CheckpointError(ValueError):
     """A file that cannot be used as a tarneeb-rl checkpoint; the message says why."""
-
-
-def save_checkpoint(path: str, payload: dict[str, Any]) -> None:
-    """Write ``payload`` (plus format markers) to ``path`` atomically: tmp file, then ``os.replace``."""
-    data = {**payload, "format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": OBS_VERSION}
-    tmp = f"{path}.tmp.{os.getpid()}"
-    torch.save(data, tmp)
-    os.replace(tmp, path)
 
 
 def load_checkpoint(path: str) -> dict[str, Any]:
@@ -56,20 +46,6 @@ def load_checkpoint(path: str) -> dict[str, Any]:
             f"OBS_VERSION is {OBS_VERSION}; the network would read the wrong inputs"
         )
     return data
-
-
-PLAY_KEYS = ("rules", "config", "learn", "model", "state_dict", "counters", "last_eval")
-
-
-def export_for_play(src: str, dst: str) -> None:
-    """Write the part of a training checkpoint that playing needs (no optimizer, pool or RNG state).
-
-    The result is about a third of the size, loads with ``agents.load`` like any
-    checkpoint, and cannot be resumed. Used to ship ``checkpoints/default.pt``.
-    """
-    data = load_checkpoint(src)
-    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-    save_checkpoint(dst, {k: data[k] for k in PLAY_KEYS})
 
 
 def model_from_checkpoint(data: dict[str, Any]) -> ActorCritic:
@@ -99,25 +75,3 @@ def load_checkpoint_agent(
     agent.name = os.path.basename(path)
     agent.rules = Rules(**data["rules"])
     return agent
-
-
-# ---------------------------------------------------------------- RNG states as plain data
-def rng_states() -> dict[str, Any]:
-    """torch, numpy and python global generator states, as tensors and plain python data."""
-    name, keys, pos, has_gauss, cached = np.random.get_state()
-    version, internal, gauss = random.getstate()
-    return {
-        "torch": torch.get_rng_state(),
-        "numpy": {"name": name, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss),
-                  "cached_gaussian": float(cached)},
-        "python": {"version": version, "internal": list(internal), "gauss": gauss},
-    }
-
-
-def set_rng_states(state: dict[str, Any]) -> None:
-    torch.set_rng_state(state["torch"])
-    n = state["numpy"]
-    np.random.set_state((n["name"], np.array(n["keys"], dtype=np.uint32), n["pos"], n["has_gauss"],
-                         n["cached_gaussian"]))
-    p = state["python"]
-    random.setstate((p["version"], tuple(p["internal"]), p["gauss"]))

@@ -14,7 +14,14 @@ from tarneeb_env.cards import BID_BASE, FULL_DECK, PASS, TRUMP_BASE, cards_of, m
 from tarneeb_env.game import individual_bid_value, no_auction_score, team_hand_score
 
 from . import dds
-from .rule_agent import RuleAgent, contract_value, hand_tricks, high_bid, pass_value, tracker_for
+from .rule_agent import (
+    RuleAgent,
+    contract_value,
+    hand_tricks,
+    high_bid,
+    pass_value,
+    tracker_for,
+)
 
 AUCTION_POOL = 4  # layouts drawn per layout kept when filtering by the auction (card play)
 BID_POOL = 2  # the same for bidding, where every layout drawn is solved

@@ -10,18 +10,14 @@ by phase and per whole deal with two expert seats.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from collections import defaultdict
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from agents import ExpertAgent, RuleAgent  # noqa: E402
-from tarneeb_env import TarneebGame, make_rules  # noqa: E402
-from tarneeb_env.view import make_view  # noqa: E402
+from agents import ExpertAgent, RuleAgent
+from tarneeb_env import TarneebGame, make_rules
+from tarneeb_env.view import make_view
 
 
 def play_deals(table, rules, deals: int, seed: int, record=None, timings=None):

@@ -1,4 +1,4 @@
-"""Duplicate deals per second of evaluate.duplicate_match (target: >= 500 for rule vs rule on 2 cores).
+"""Duplicate deals per second of evaluation.duplicate_match (target: >= 500 for rule vs rule on 2 cores).
 
 With workers=1 it also prints deals per CPU-second, which a busy shared machine does not distort;
 two idle cores give at most about twice that. Figures include loading the agents and starting the
@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import evaluate  # noqa: E402
+import evaluation
 
 
 def main() -> None:
@@ -33,7 +30,7 @@ def main() -> None:
     for a, b in pairs:
         for w in args.workers:
             t0, c0 = time.perf_counter(), time.process_time()
-            m = evaluate.duplicate_match(a, b, deals=args.deals, seed=0, rules=args.rules, workers=w)
+            m = evaluation.duplicate_match(a, b, deals=args.deals, seed=0, rules=args.rules, workers=w)
             dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             line = f"{a} vs {b}, workers={w}: {args.deals / dt:6.0f} duplicate deals/s wall ({dt:.2f} s incl. start-up"
             if w == 1:  # CPU time is what a shared machine cannot steal: deals per CPU-second

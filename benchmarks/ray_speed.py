@@ -17,11 +17,11 @@ import time
 import numpy as np
 import torch
 
-from agents.config import load_config
+from training.config import load_config
 from agents.model import ActorCritic
-from agents.ppo import PPOBatch, ppo_update
-from agents.ray_rollout import RayRollout, import_ray
-from agents.rollout import LocalRollout, OpponentPool
+from training.ppo import PPOBatch, ppo_update
+from training.ray_rollout import RayRollout, import_ray
+from training.rollout import LocalRollout, OpponentPool
 
 
 def rate(rollout, weights, pool, repeats: int) -> tuple[float, float]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import tempfile
 
-from agents.config import load_config
-from train import Trainer
+from training.config import load_config
+from training import Trainer
 
 
 def main() -> None:

@@ -144,7 +144,7 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     args = p.parse_args(argv)
     train(args.steps, args.seed, args.opponent, args.out, args.threads)
-    from evaluate import duplicate_match
+    from evaluation import duplicate_match
 
     m = duplicate_match(MaskablePPOAgent(args.out), "random", deals=args.deals, seed=args.seed)
     ci = "" if m.ci95 is None else f" (95% CI {m.ci95[0]:+.2f} .. {m.ci95[1]:+.2f})"

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-import evaluate
+import evaluation
 from agents import Agent, RandomAgent
 from tarneeb_env import PASS
 
@@ -67,21 +67,21 @@ def by_deal_and_table(records):
 
 
 def test_deal_set_depends_on_seed_and_index_only():
-    a, b = evaluate.duplicate_deal(7, 3), evaluate.duplicate_deal(7, 3)
+    a, b = evaluation.duplicate_deal(7, 3), evaluation.duplicate_deal(7, 3)
     assert a == b
     assert a.dealer == 3
     assert sorted(c for h in a.hands for c in h) == list(range(52))
-    assert evaluate.duplicate_deal(7, 4).hands != a.hands
-    assert evaluate.duplicate_deal(8, 3).hands != a.hands
+    assert evaluation.duplicate_deal(7, 4).hands != a.hands
+    assert evaluation.duplicate_deal(8, 3).hands != a.hands
 
 
 def test_both_tables_play_the_same_cards_and_dealer():
-    m = evaluate.duplicate_match(RandomAgent(), CautiousAgent(), deals=12, seed=3, records=True)
+    m = evaluation.duplicate_match(RandomAgent(), CautiousAgent(), deals=12, seed=3, records=True)
     tables = by_deal_and_table(m.records)
     assert len(tables) == 24
     for i in range(12):
         t0, t1 = tables[(i, 0)], tables[(i, 1)]
-        d = evaluate.duplicate_deal(3, i)
+        d = evaluation.duplicate_deal(3, i)
         assert t0[0]["deal"] == t1[0]["deal"] == [list(h) for h in d.hands]
         assert t0[0]["dealer"] == t1[0]["dealer"] == i % 4
         assert t0[0]["seats"] == ["random", "cautious", "random", "cautious"]
@@ -91,23 +91,23 @@ def test_both_tables_play_the_same_cards_and_dealer():
 @pytest.mark.parametrize("rules", ["classic", "syrian41"])
 def test_redeals_after_a_throw_in_match_across_tables(rules):
     """Lowest vs lowest throws every deal in (all pass / bids total 8), so each table redeals to the cap."""
-    m = evaluate.duplicate_match(LowestAgent(), LowestAgent(), deals=3, seed=5, rules=rules, records=True)
+    m = evaluation.duplicate_match(LowestAgent(), LowestAgent(), deals=3, seed=5, rules=rules, records=True)
     tables = by_deal_and_table(m.records)
     for i in range(3):
         t0, t1 = tables[(i, 0)], tables[(i, 1)]
-        assert len(t0) == len(t1) == evaluate.MAX_DEALS_PER_TABLE
+        assert len(t0) == len(t1) == evaluation.MAX_DEALS_PER_TABLE
         assert all(r["thrown_in"] for r in t0 + t1)
         assert [(r["deal"], r["dealer"]) for r in t0] == [(r["deal"], r["dealer"]) for r in t1]
         assert len({str(r["deal"]) for r in t0}) == len(t0)  # the redeals are new cards
     dealers = [r["dealer"] for r in tables[(0, 0)][:3]]
     assert dealers == ([0, 0, 0] if rules == "classic" else [0, 1, 2])  # classic: same dealer redeals
     assert list(m.margins) == [0.0, 0.0, 0.0]
-    assert m.stats[0].thrown_in == 2 * 3 * evaluate.MAX_DEALS_PER_TABLE
+    assert m.stats[0].thrown_in == 2 * 3 * evaluation.MAX_DEALS_PER_TABLE
 
 
 def test_redeals_match_when_only_one_table_throws_in():
     """Random passes now and then, so some tables throw in and others do not; the redeals still agree."""
-    m = evaluate.duplicate_match(RandomAgent(), LowestAgent(), deals=60, seed=1, records=True)
+    m = evaluation.duplicate_match(RandomAgent(), LowestAgent(), deals=60, seed=1, records=True)
     tables = by_deal_and_table(m.records)
     uneven = 0
     for i in range(60):
@@ -119,21 +119,21 @@ def test_redeals_match_when_only_one_table_throws_in():
 
 
 def test_agent_against_itself():
-    deterministic = evaluate.duplicate_match(CautiousAgent(), CautiousAgent(), deals=40, seed=2)
+    deterministic = evaluation.duplicate_match(CautiousAgent(), CautiousAgent(), deals=40, seed=2)
     assert np.all(deterministic.margins == 0.0)  # same cards, same play, seats swapped
     same_object = CautiousAgent()
-    assert np.all(evaluate.duplicate_match(same_object, same_object, deals=10).margins == 0.0)
-    rnd = evaluate.duplicate_match("random", "random", deals=200, seed=4)
+    assert np.all(evaluation.duplicate_match(same_object, same_object, deals=10).margins == 0.0)
+    rnd = evaluation.duplicate_match("random", "random", deals=200, seed=4)
     lo, hi = rnd.ci95
     assert lo < 0.0 < hi
     assert rnd.margins.std() > 0
 
 
 def test_strong_agent_beats_random_by_a_wide_margin():
-    m = evaluate.duplicate_match(CautiousAgent(), "random", deals=150, seed=6)
+    m = evaluation.duplicate_match(CautiousAgent(), "random", deals=150, seed=6)
     lo, hi = m.ci95
     assert lo > 5.0, m.ci95  # points per deal
-    reverse = evaluate.duplicate_match("random", CautiousAgent(), deals=150, seed=6)
+    reverse = evaluation.duplicate_match("random", CautiousAgent(), deals=150, seed=6)
     assert reverse.ci95[1] < -5.0, reverse.ci95  # same deals; random's choices differ (seeded by role)
     a, b = m.stats
     assert a.contracts == 0 and b.contracts == b.hands  # cautious never declares, random always does
@@ -143,12 +143,12 @@ def test_strong_agent_beats_random_by_a_wide_margin():
 @pytest.mark.parametrize("rules,floor", [("classic", 10.0), ("syrian41", 10.0), ("hearts41", 10.0), ("trump_by_card", 3.0)])
 def test_rule_agent_beats_random_under_every_preset(rules, floor):
     # trump_by_card has no auction: only the 7+ trick side scores, so margins are smaller (about +5.8)
-    m = evaluate.duplicate_match("rule", "random", deals=60, seed=6, rules=rules)
+    m = evaluation.duplicate_match("rule", "random", deals=60, seed=6, rules=rules)
     assert m.ci95[0] > floor, m.ci95
 
 
 def test_margin_is_mean_of_the_two_tables_net():
-    m = evaluate.duplicate_match("random", CautiousAgent(), deals=20, seed=9, records=True)
+    m = evaluation.duplicate_match("random", CautiousAgent(), deals=20, seed=9, records=True)
     tables = by_deal_and_table(m.records)
     for i in range(20):
         d0 = np.sum([r["score_delta"] for r in tables[(i, 0)]], axis=0)  # random on seats 0 & 2
@@ -158,8 +158,8 @@ def test_margin_is_mean_of_the_two_tables_net():
 
 def test_results_identical_for_one_and_two_workers():
     kw = dict(deals=50, seed=11, games=4, batch=16)
-    one = evaluate.duplicate_match("random", CautiousAgent(), workers=1, **kw)
-    two = evaluate.duplicate_match("random", CautiousAgent(), workers=2, **kw)
+    one = evaluation.duplicate_match("random", CautiousAgent(), workers=1, **kw)
+    two = evaluation.duplicate_match("random", CautiousAgent(), workers=2, **kw)
     assert np.array_equal(one.margins, two.margins)
     assert one.to_dict() == two.to_dict()
     assert one.games_played == 4 and one.a_won + one.b_won <= 4
@@ -184,7 +184,7 @@ def test_in_process_tables_decide_with_one_torch_thread_like_workers():
     torch.set_num_threads(2)
     try:
         agent = ThreadCounter()
-        evaluate.duplicate_match("random", agent, deals=4, seed=3)
+        evaluation.duplicate_match("random", agent, deals=4, seed=3)
         assert agent.threads == {1}  # float sums in the workers' order, so --workers cannot change a choice
         assert torch.get_num_threads() == 2  # restored afterwards
     finally:
@@ -193,7 +193,7 @@ def test_in_process_tables_decide_with_one_torch_thread_like_workers():
 
 def test_act_batch_gets_many_tables_per_call():
     agent = ActBatchCounter()
-    evaluate.duplicate_match(agent, CautiousAgent(), deals=20, seed=0, batch=20)
+    evaluation.duplicate_match(agent, CautiousAgent(), deals=20, seed=0, batch=20)
     # first step: the eldest hand opens; it is random's seat at exactly one table of each deal
     assert agent.batch_sizes[0] == 20
     assert sum(agent.batch_sizes) / len(agent.batch_sizes) > 10
@@ -214,9 +214,9 @@ class ObservationLog(RandomAgent):
 
 def test_tables_skip_the_observation_writer_only_when_no_agent_reads_it():
     reader, blind = ObservationLog(reads=True), ObservationLog(reads=False)
-    read = evaluate.duplicate_match(reader, "random", deals=20, seed=3, games=2, batch=8)
+    read = evaluation.duplicate_match(reader, "random", deals=20, seed=3, games=2, batch=8)
     assert all(reader.got_vector)  # "random" reads none, but its opponent does: every table keeps its writer
-    skipped = evaluate.duplicate_match(blind, "random", deals=20, seed=3, games=2, batch=8)
+    skipped = evaluation.duplicate_match(blind, "random", deals=20, seed=3, games=2, batch=8)
     assert blind.got_vector and not any(blind.got_vector)
     # the writer only observes: the same deals play out the same either way
     assert np.array_equal(read.margins, skipped.margins)
@@ -224,7 +224,7 @@ def test_tables_skip_the_observation_writer_only_when_no_agent_reads_it():
 
 
 def test_games_count_wins_for_the_right_agent():
-    m = evaluate.duplicate_match(CautiousAgent(), "random", deals=2, seed=0, games=6,
+    m = evaluation.duplicate_match(CautiousAgent(), "random", deals=2, seed=0, games=6,
                                  rules={"preset": "classic", "target_score": 11})
     assert m.games_played == 6
     assert m.a_won == 6, (m.a_won, m.b_won)
@@ -233,7 +233,7 @@ def test_games_count_wins_for_the_right_agent():
 
 
 def test_round_robin_ratings():
-    rr = evaluate.round_robin(["random", CautiousAgent(), LowestAgent()], deals=30, seed=0)
+    rr = evaluation.round_robin(["random", CautiousAgent(), LowestAgent()], deals=30, seed=0)
     assert [m.agents for m in rr.pairs] == [("random", "cautious"), ("random", "lowest"), ("cautious", "lowest")]
     assert sum(rr.ratings.values()) == pytest.approx(0.0, abs=1e-9)
     margins = {m.agents: m.margin for m in rr.pairs}
@@ -244,17 +244,17 @@ def test_round_robin_ratings():
 
 
 def test_fit_ratings_recovers_consistent_margins():
-    r = evaluate.fit_ratings(["a", "b", "c"], [("a", "b", 3.0), ("a", "c", 5.0), ("b", "c", 2.0)])
+    r = evaluation.fit_ratings(["a", "b", "c"], [("a", "b", 3.0), ("a", "c", 5.0), ("b", "c", 2.0)])
     assert r == pytest.approx({"a": 8 / 3, "b": -1 / 3, "c": -7 / 3})
 
 
 def test_bad_library_inputs_name_the_problem():
-    with pytest.raises(evaluate.EvaluationInputError, match="deals"):
-        evaluate.duplicate_match("random", "random", deals=0)
-    with pytest.raises(evaluate.EvaluationInputError, match="nosuchagent"):
-        evaluate.duplicate_match("random", "nosuchagent", deals=1)
-    with pytest.raises(evaluate.EvaluationInputError, match="preset"):
-        evaluate.duplicate_match("random", "random", deals=1, rules="nosuchrules")
+    with pytest.raises(evaluation.EvaluationInputError, match="deals"):
+        evaluation.duplicate_match("random", "random", deals=0)
+    with pytest.raises(evaluation.EvaluationInputError, match="nosuchagent"):
+        evaluation.duplicate_match("random", "nosuchagent", deals=1)
+    with pytest.raises(evaluation.EvaluationInputError, match="preset"):
+        evaluation.duplicate_match("random", "random", deals=1, rules="nosuchrules")
 
 
 class IllegalAgent(Agent):
@@ -319,7 +319,7 @@ def test_cli_json_and_records(tmp_path):
     assert set(data["margin"]) >= {"mean", "ci95"} and len(data["margin"]["ci95"]) == 2
     assert data["games"]["played"] == 2 and {"a_won", "ci95"} <= set(data["games"])
     assert set(data["stats"]) == {"random", spec_b}
-    assert set(data["stats"]["random"]) == set(evaluate.STAT_DOCS)
+    assert set(data["stats"]["random"]) == set(evaluation.STAT_DOCS)
     lines = [json.loads(x) for x in recs.read_text().splitlines()]
     deal_recs = [r for r in lines if "deal_index" in r]
     assert {(r["deal_index"], r["table"]) for r in deal_recs} == {(i, t) for i in range(6) for t in (0, 1)}

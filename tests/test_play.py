@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 import agents
-import tui
+from playing import screen as tui
 from tarneeb_env import raw_env
 from tarneeb_env.cards import BID_BASE, PASS, RANK_NAMES, SUIT_SYMBOLS, TRUMP_BASE
 
@@ -409,7 +409,7 @@ def test_hand_is_sorted_by_suit_with_red_hearts_and_diamonds():
 
 
 def test_default_players_are_the_shipped_agent_else_rule(tmp_path, monkeypatch):
-    import play
+    from playing import cli as play
 
     checkpoint = tmp_path / "default.pt"
     monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", checkpoint)

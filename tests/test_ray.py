@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.config import Config, load_config
+from training.config import Config, load_config
 from agents.model import ActorCritic
-from agents.ray_rollout import RayRollout, import_ray, merge_results, worker_seed
-from agents.rollout import LocalRollout, OpponentPool, RolloutResult
+from training.ray_rollout import RayRollout, import_ray, merge_results, worker_seed
+from training.rollout import LocalRollout, OpponentPool, RolloutResult
 
 FIELDS = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
 TINY = ["env.num_games=6", "env.rollout_steps=70", "model.hidden=[16]",

@@ -14,7 +14,7 @@ TINY = ["env.num_games=6", "env.rollout_steps=70", "model.hidden=[16]",
 
 @pytest.mark.ray
 def test_train_py_runs_iterations_on_the_ray_backend(ray_session, tmp_path):
-    import train
+    from training import cli as train
 
     run_dir = str(tmp_path / "ray_run")
     argv = ["--config", "configs/smoke.yaml", "--run-dir", run_dir, "--no-progress"]

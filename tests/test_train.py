@@ -12,13 +12,13 @@ from torch import nn
 
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
-from agents.config import ConfigError, config_from_dict, load_config
-from agents.imitation import TeacherBatch, TeacherRollout, agreement, bc_loss, bc_update
+from training.config import ConfigError, config_from_dict, load_config
+from training.imitation import TeacherBatch, TeacherRollout, agreement, bc_loss, bc_update
 from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entropy, phase_flags
-from agents.ppo import PPOBatch, gae_per_seat, ppo_loss
+from training.ppo import PPOBatch, gae_per_seat, ppo_loss
 from tarneeb_env import OBS_SIZE, PRESETS, raw_env
 from tarneeb_env.batch import BatchEnv
-import train
+from training import cli as train
 
 SMOKE = "configs/smoke.yaml"
 TINY = [
@@ -332,10 +332,10 @@ SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def test_shipped_agent_loads_for_this_code_and_outplays_random():
     """checkpoints/default.pt must keep matching the observation layout and config of this code."""
-    import evaluate
+    import evaluation
 
     data = load_checkpoint(SHIPPED)  # weights_only; raises on a layout-version mismatch
     assert "optimizer" not in data  # the play-only export, not a training checkpoint
     config_from_dict(data["config"])  # its config still validates
-    m = evaluate.duplicate_match(SHIPPED, "random", deals=30, seed=5)  # raises if it ever plays illegally
+    m = evaluation.duplicate_match(SHIPPED, "random", deals=30, seed=5)  # raises if it ever plays illegally
     assert m.ci95[0] > 15

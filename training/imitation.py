@@ -21,10 +21,10 @@ import numpy as np
 import torch
 
 import agents
+from agents.model import ActorCritic, log_probs_entropy, phase_of
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
 
-from .model import ActorCritic, log_probs_entropy, phase_of
 from .ppo import gae_per_seat, minibatch_steps
 
 

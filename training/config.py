@@ -15,9 +15,8 @@ from typing import Any, Optional, Union
 
 import yaml
 
+from agents.model import PHASE_NAMES
 from tarneeb_env import Rules, make_rules
-
-from .model import PHASE_NAMES
 
 
 class ConfigError(ValueError):

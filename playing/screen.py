@@ -14,7 +14,15 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from tarneeb_env.cards import BID_BASE, PASS, SUIT_LETTERS, SUIT_SYMBOLS, SUITS, TRUMP_BASE, RANK_NAMES
+from tarneeb_env.cards import (
+    BID_BASE,
+    PASS,
+    RANK_NAMES,
+    SUIT_LETTERS,
+    SUIT_SYMBOLS,
+    SUITS,
+    TRUMP_BASE,
+)
 from tarneeb_env.view import PlayerView
 
 SEAT_NAMES = ("You", "Right", "Partner", "Left")

@@ -26,11 +26,18 @@ import numpy as np
 import torch
 
 import agents
+from agents.model import (
+    ActorCritic,
+    PolicyAgent,
+    log_probs_entropy,
+    phase_flags,
+    phase_of,
+    sample_actions,
+)
 from tarneeb_env import PASS, Rules
 from tarneeb_env.batch import BatchEnv
 
 from .config import Config
-from .model import ActorCritic, PolicyAgent, log_probs_entropy, phase_flags, phase_of, sample_actions
 from .ppo import gae_per_seat
 
 BIDDING = 0

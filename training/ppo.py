@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .model import ActorCritic, log_probs_entropy
+from agents.model import ActorCritic, log_probs_entropy
 
 
 def gae_per_seat(

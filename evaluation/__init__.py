@@ -1,0 +1,64 @@
+"""Duplicate evaluation: is agent A better than agent B, and by how much?
+
+Every deal is played twice with the same cards and the same dealer: table 0
+seats A at 0&2 and B at 1&3, table 1 the other way round. A's net at a table is
+A's team score change minus B's over the deal (redeals after a throw-in
+included); the deal's margin is the mean of the two tables, so the luck of the
+cards cancels and only the difference in play counts.
+
+Reproducibility. Deal ``i`` comes from ``SeedSequence(seed, spawn_key=(0, i))``
+alone (dealer ``i % 4``); both tables reset their game generator from the same
+derived seed and the engine uses it only for deals, so redeals are identical
+too. Deals are played in fixed chunks of ``batch`` deals; at the start of each
+chunk every agent is re-seeded from ``(seed, chunk, role)``. Results therefore
+depend on the agents, rules, seed, deals and batch, never on ``workers``.
+
+Speed. A chunk's tables run in lockstep in one process on the pure engine
+(``TarneebGame`` + ``ObservationWriter``; the writer is left out when no agent
+of the pair reads observations, see ``Agent.reads_observation``). Each step the
+pending decisions are grouped by agent object and each agent gets one
+``act_batch(observations, views)`` call, so a neural agent runs one forward
+pass per step; views are built only for agents that read them.
+
+``reset()``: one agent object serves all the tables of a chunk at once, so it
+cannot be told "a new deal starts" per table. ``reset()`` is called once per
+agent at the start of every chunk; agents must derive per-deal knowledge from
+the observation or view they are given.
+
+Statistics. The margin's 95% interval is the normal approximation over the
+per-deal margins (mean +- 1.96 sd/sqrt(n)). ``--games G`` plays G whole games
+to the target score in pairs (the two games of a pair get the same deal
+sequence, A on the even seats in the first and the odd seats in the second);
+A's game win rate has a Wilson 95% interval. With more than two agents every
+pair plays the same deals (round robin) and each agent gets a rating: the
+least-squares fit of rating[X] - rating[Y] to each pair's mean margin with
+ratings summing to zero, in points per deal.
+
+CLI: ``python evaluate.py`` (or ``tarneeb-evaluate``) ``A B [C ...] [--deals N] [--rules PRESET|file.yaml]
+[--seed S] [--workers W] [--games G] [--out results.json] [--records hands.jsonl]``.
+"""
+from .deals import DuplicateDeal, duplicate_deal
+from .match import (
+    EvaluationInputError,
+    agent_names,
+    duplicate_match,
+    load_agent,
+    one_torch_thread,
+    round_robin,
+)
+from .results import MatchResult, RoundRobinResult
+from .stats import STAT_DOCS, AgentStats, fit_ratings, margin_ci95, wilson_ci95
+from .tables import (
+    DEALS_PER_BATCH,
+    MAX_DEALS_PER_GAME,
+    MAX_DEALS_PER_TABLE,
+    legal_masks,
+    play_lockstep,
+)
+
+__all__ = [
+    "DEALS_PER_BATCH", "MAX_DEALS_PER_GAME", "MAX_DEALS_PER_TABLE", "STAT_DOCS", "AgentStats", "DuplicateDeal",
+    "EvaluationInputError", "MatchResult", "RoundRobinResult", "agent_names", "duplicate_deal", "duplicate_match",
+    "fit_ratings", "legal_masks", "load_agent", "margin_ci95", "one_torch_thread", "play_lockstep", "round_robin",
+    "wilson_ci95",
+]

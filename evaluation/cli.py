@@ -1,0 +1,99 @@
+"""``evaluate.py`` / ``tarneeb-evaluate``: the command line over :func:`evaluation.round_robin`."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Optional
+
+from tarneeb_env import IllegalActionError
+
+from .match import EvaluationInputError, round_robin
+from .report import _print_match, _print_round_robin
+
+
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="evaluate.py",
+        description="Duplicate evaluation: each deal is played twice with the same cards and dealer, the agents "
+        "swapping seats; the margin is A's net score per deal. With more than two agents: a round robin.",
+    )
+    p.add_argument("agents", nargs="+", metavar="AGENT",
+                   help="agent spec: built-in name, checkpoint .pt, file.py:Name or module:Name (two or more)")
+    p.add_argument("--deals", type=_int_at_least(1), default=2000, help="duplicate deals per pair (default 2000)")
+    p.add_argument("--rules", default="classic", help="preset name or rules .yaml file (default classic)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="names the deal set (default 0)")
+    p.add_argument("--workers", type=_int_at_least(1), default=1, help="parallel processes (default 1)")
+    p.add_argument("--games", type=_int_at_least(0), default=0, help="also play this many whole games per pair")
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--records", help="write every hand record as JSONL here")
+    return p
+
+
+def _check_writable(path: Optional[str], flag: str) -> None:
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise EvaluationInputError(f"{flag}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise EvaluationInputError(f"{flag}: {path} is a folder")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if len(args.agents) < 2:
+        parser.error("give at least two agents")
+    import torch
+
+    torch.set_num_threads(1)  # batched inference of a small MLP; more threads only oversubscribe shared cores
+    try:
+        _check_writable(args.out, "--out")
+        _check_writable(args.records, "--records")
+        rr = round_robin(args.agents, args.deals, args.seed, args.rules, args.workers, args.games,
+                         records=bool(args.records), progress=True)
+    except EvaluationInputError as e:
+        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        return 2
+    except IllegalActionError as e:  # an agent broke the rules: its name, the action and the legal ones
+        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        return 1
+
+    from rich.console import Console
+
+    console = Console()
+    if len(args.agents) == 2:
+        _print_match(console, rr.pairs[0])
+        payload = rr.pairs[0].to_dict()
+    else:
+        _print_round_robin(console, rr)
+        payload = rr.to_dict()
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(payload, f, indent=2)
+    if args.records:
+        with open(args.records, "w", encoding="utf-8") as f:
+            for m in rr.pairs:
+                for rec in m.records:
+                    f.write(json.dumps(rec) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""Matches and round robins: argument checks, agent loading, chunks in-process or on a process pool."""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import multiprocessing
+import sys
+from collections.abc import Sequence
+from typing import Any, Union
+
+import numpy as np
+
+import agents as agent_lib
+from tarneeb_env import make_rules
+
+from .deals import _DEALS, _GAMES
+from .results import MatchResult, RoundRobinResult
+from .stats import AgentStats, fit_ratings
+from .tables import (
+    DEALS_PER_BATCH,
+    GAMES_PER_BATCH,
+    _ChunkResult,
+    _run_deals,
+    _run_games,
+)
+
+AgentLike = Union[str, Any]
+
+
+class EvaluationInputError(ValueError):
+    """Bad arguments, rules or agent specs, found before any deal is played."""
+
+
+# Per-process state of a worker: the entries (specs or agent objects) resolved once.
+_WORKER: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def one_torch_thread():
+    """Every table decides with one torch thread, in-process and in each worker: float sums then run in the
+    same order whatever ``workers`` is, so a network agent's choices (and so the results) do not depend on it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _init_worker(entries, names, rules, seed, keep_records) -> None:
+    import torch
+
+    torch.set_num_threads(1)  # see one_torch_thread; W processes x several threads would also oversubscribe
+    _WORKER.update(_state([load_agent(e) for e in entries], names, rules, seed, keep_records))
+
+
+def _state(loaded, names, rules, seed, keep_records) -> dict[str, Any]:
+    return {"agents": loaded, "names": names, "rules": rules, "seed": seed, "keep_records": keep_records}
+
+
+def _run_task(task, state: dict[str, Any]) -> _ChunkResult:
+    kind, i, j, chunk, start, stop = task
+    role_agents = (state["agents"][i], state["agents"][j])
+    names = (state["names"][i], state["names"][j])
+    run = _run_deals if kind == _DEALS else _run_games
+    return run(role_agents, names, state["rules"], state["seed"], start, stop, chunk, state["keep_records"])
+
+
+def _run_task_in_worker(task) -> _ChunkResult:
+    return _run_task(task, _WORKER)
+
+
+def agent_names(entries: Sequence[AgentLike]) -> list[str]:
+    """Display names: the spec string or the agent's ``name``; repeats get ' (2)', ' (3)', ..."""
+    names: list[str] = []
+    for e in entries:
+        base = e if isinstance(e, str) else str(getattr(e, "name", type(e).__name__))
+        name, k = base, 1
+        while name in names:
+            k += 1
+            name = f"{base} ({k})"
+        names.append(name)
+    return names
+
+
+def load_agent(entry: AgentLike):
+    """An agent object from a spec (``agents.load``) or the object itself; any failure is a ``ValueError``."""
+    if not isinstance(entry, str):
+        if not callable(getattr(entry, "act", None)):
+            raise ValueError(f"{entry!r} is not an agent: it has no act(observation, view) method")
+        return entry
+    try:
+        return agent_lib.load(entry)
+    except agent_lib.AgentSpecError:
+        raise
+    except Exception as e:  # user code or a checkpoint failing to load
+        raise ValueError(f"cannot load agent {entry!r}: {type(e).__name__}: {e}") from None
+
+
+def round_robin(
+    entries: Sequence[AgentLike],
+    deals: int = 2000,
+    seed: int = 0,
+    rules: Any = "classic",
+    workers: int = 1,
+    games: int = 0,
+    records: bool = False,
+    progress: bool = False,
+    batch: int = DEALS_PER_BATCH,
+) -> RoundRobinResult:
+    """Every pair of ``entries`` (agent objects or specs) on the same ``deals`` duplicate deals.
+
+    ``batch`` deals run in lockstep per chunk (a neural agent's batch is up to
+    2 x batch observations). Agent objects are re-seeded and reset at each
+    chunk; with ``workers > 1`` they are pickled to spawned processes, specs are
+    loaded there.
+    """
+    try:
+        if len(entries) < 2:
+            raise ValueError(f"need at least two agents, got {len(entries)}")
+        counts = (("deals", deals, 1), ("games", games, 0), ("workers", workers, 1), ("batch", batch, 1))
+        for name, value, low in counts:
+            if not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"{name}: expected an int >= {low}, got {value!r}")
+        if not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
+        rules = make_rules(rules)
+        loaded = [load_agent(e) for e in entries]
+    except ValueError as e:
+        raise EvaluationInputError(str(e)) from None
+    names = agent_names(entries)
+    pair_index = list(itertools.combinations(range(len(entries)), 2))
+    tasks = []
+    for i, j in pair_index:
+        for chunk, start in enumerate(range(0, deals, batch)):
+            tasks.append((_DEALS, i, j, chunk, start, min(start + batch, deals)))
+        for chunk, start in enumerate(range(0, games, GAMES_PER_BATCH)):
+            tasks.append((_GAMES, i, j, chunk, start, min(start + GAMES_PER_BATCH, games)))
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(pair_index) * (deals + games), file=sys.stderr, disable=not progress, unit="deal")
+    results: list[_ChunkResult] = []
+    if workers == 1 or len(tasks) == 1:
+        state = _state(loaded, names, rules, int(seed), records)
+        with one_torch_thread():
+            for task in tasks:
+                results.append(_run_task(task, state))
+                bar.update(task[5] - task[4])
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        initargs = (list(entries), names, rules, int(seed), records)
+        with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=initargs) as pool:
+            for task, result in zip(tasks, pool.imap(_run_task_in_worker, tasks)):
+                results.append(result)
+                bar.update(task[5] - task[4])
+    bar.close()
+
+    matches = []
+    for i, j in pair_index:
+        mine = [r for t, r in zip(tasks, results) if (t[1], t[2]) == (i, j)]
+        stats = (AgentStats(), AgentStats())
+        for r in mine:
+            stats[0].add(r.stats[0])
+            stats[1].add(r.stats[1])
+        matches.append(
+            MatchResult(
+                agents=(names[i], names[j]),
+                rules=rules,
+                seed=int(seed),
+                margins=np.concatenate([r.margins for r in mine]),
+                stats=stats,
+                games_played=sum(r.games_played for r in mine),
+                a_won=sum(r.a_won for r in mine),
+                b_won=sum(r.b_won for r in mine),
+                records=[rec for r in mine for rec in r.records] if records else None,
+            )
+        )
+    ratings = fit_ratings(names, [(m.agents[0], m.agents[1], m.margin) for m in matches])
+    return RoundRobinResult(names, matches, ratings)
+
+
+def duplicate_match(
+    agent_a: AgentLike,
+    agent_b: AgentLike,
+    deals: int = 2000,
+    seed: int = 0,
+    rules: Any = "classic",
+    workers: int = 1,
+    games: int = 0,
+    records: bool = False,
+    progress: bool = False,
+    batch: int = DEALS_PER_BATCH,
+) -> MatchResult:
+    """A vs B on ``deals`` duplicate deals (and ``games`` whole games); see :func:`round_robin`."""
+    return round_robin(
+        [agent_a, agent_b], deals, seed, rules, workers, games, records, progress, batch
+    ).pairs[0]

@@ -1,0 +1,106 @@
+"""What a match or a round robin returns, with its JSON form."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from tarneeb_env import Rules
+
+from .stats import (
+    GAMES_CI_METHOD,
+    MARGIN_CI_METHOD,
+    RATING_METHOD,
+    AgentStats,
+    margin_ci95,
+    wilson_ci95,
+)
+
+
+@dataclass
+class MatchResult:
+    """Result of A vs B: per-deal margins (A's point of view), game counts and per-agent counters."""
+
+    agents: tuple[str, str]
+    rules: Rules
+    seed: int
+    margins: np.ndarray
+    stats: tuple[AgentStats, AgentStats]
+    games_played: int = 0
+    a_won: int = 0
+    b_won: int = 0
+    records: Optional[list[dict]] = None
+
+    @property
+    def deals(self) -> int:
+        return len(self.margins)
+
+    @property
+    def margin(self) -> float:
+        return float(np.mean(self.margins))
+
+    @property
+    def ci95(self) -> Optional[list[float]]:
+        return margin_ci95(self.margins)
+
+    @property
+    def games_ci95(self) -> Optional[list[float]]:
+        return wilson_ci95(self.a_won, self.games_played)
+
+    def to_dict(self) -> dict[str, Any]:
+        a, b = self.agents
+        return {
+            "agents": [a, b],
+            "rules": self.rules.to_dict(),
+            "rules_name": self.rules.name,
+            "seed": self.seed,
+            "deals": self.deals,
+            "margin": {
+                "mean": self.margin,
+                "ci95": self.ci95,
+                "sd": float(np.std(self.margins, ddof=1)) if self.deals > 1 else None,
+                "method": MARGIN_CI_METHOD,
+            },
+            "games": {
+                "played": self.games_played,
+                "a_won": self.a_won,
+                "b_won": self.b_won,
+                "draws": self.games_played - self.a_won - self.b_won,
+                "win_rate": self.a_won / self.games_played if self.games_played else None,
+                "ci95": self.games_ci95,
+                "method": GAMES_CI_METHOD,
+            },
+            "stats": {a: self.stats[0].to_dict(), b: self.stats[1].to_dict()},
+        }
+
+
+@dataclass
+class RoundRobinResult:
+    """Every pair on the same deals, plus a rating per agent fitted to the pairwise margins."""
+
+    agents: list[str]
+    pairs: list[MatchResult]
+    ratings: dict[str, float] = field(default_factory=dict)
+
+    def agent_stats(self) -> dict[str, AgentStats]:
+        """Counters summed over all of each agent's pairs."""
+        total = {name: AgentStats() for name in self.agents}
+        for m in self.pairs:
+            for name, s in zip(m.agents, m.stats):
+                total[name].add(s)
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        first = self.pairs[0]
+        return {
+            "agents": list(self.agents),
+            "rules": first.rules.to_dict(),
+            "rules_name": first.rules.name,
+            "seed": first.seed,
+            "deals": first.deals,
+            "pairs": [m.to_dict() for m in self.pairs],
+            "ratings": dict(self.ratings),
+            "rating_method": RATING_METHOD,
+            "stats": {name: s.to_dict() for name, s in self.agent_stats().items()},
+        }

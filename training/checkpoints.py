@@ -1,0 +1,60 @@
+"""Writing checkpoints: atomic save, the play-only export, and RNG states as plain data.
+
+Everything written is plain tensors, dicts, lists and numbers, so the reader
+(:func:`agents.checkpoint.load_checkpoint`) can use ``torch.load(..., weights_only=True)``.
+"""
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.checkpoint import FORMAT, FORMAT_VERSION, load_checkpoint
+from tarneeb_env import OBS_VERSION
+
+
+def save_checkpoint(path: str, payload: dict[str, Any]) -> None:
+    """Write ``payload`` (plus format markers) to ``path`` atomically: tmp file, then ``os.replace``."""
+    data = {**payload, "format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": OBS_VERSION}
+    tmp = f"{path}.tmp.{os.getpid()}"
+    torch.save(data, tmp)
+    os.replace(tmp, path)
+
+
+PLAY_KEYS = ("rules", "config", "learn", "model", "state_dict", "counters", "last_eval")
+
+
+def export_for_play(src: str, dst: str) -> None:
+    """Write the part of a training checkpoint that playing needs (no optimizer, pool or RNG state).
+
+    The result is about a third of the size, loads with ``agents.load`` like any
+    checkpoint, and cannot be resumed. Used to ship ``checkpoints/default.pt``.
+    """
+    data = load_checkpoint(src)
+    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    save_checkpoint(dst, {k: data[k] for k in PLAY_KEYS})
+
+
+# ---------------------------------------------------------------- RNG states as plain data
+def rng_states() -> dict[str, Any]:
+    """torch, numpy and python global generator states, as tensors and plain python data."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    version, internal, gauss = random.getstate()
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": {"name": name, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss),
+                  "cached_gaussian": float(cached)},
+        "python": {"version": version, "internal": list(internal), "gauss": gauss},
+    }
+
+
+def set_rng_states(state: dict[str, Any]) -> None:
+    torch.set_rng_state(state["torch"])
+    n = state["numpy"]
+    np.random.set_state((n["name"], np.array(n["keys"], dtype=np.uint32), n["pos"], n["has_gauss"],
+                         n["cached_gaussian"]))
+    p = state["python"]
+    random.setstate((p["version"], tuple(p["internal"]), p["gauss"]))

@@ -1,0 +1,92 @@
+"""``train.py`` / ``tarneeb-train``: the command line over :class:`training.Trainer`."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import yaml
+
+from agents.checkpoint import CheckpointError, load_checkpoint
+
+from .checkpoints import export_for_play
+from .config import (
+    ConfigError,
+    apply_overrides,
+    config_from_dict,
+    dump_config,
+    load_config,
+)
+from .trainer import RESUME_MUTABLE, Trainer
+
+_DESCRIPTION = "Self-play PPO for Tarneeb, from a behaviour-cloning warm start."
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="train.py", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", help="YAML config (see configs/default.yaml)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key (dotted path, value parsed as YAML); repeatable")
+    p.add_argument("--run-dir", help="output directory (default runs/<config name>)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--export", nargs=2, metavar=("CHECKPOINT", "OUT"),
+                   help="write the play-only part of CHECKPOINT (weights, rules, config) to OUT and exit")
+    args = p.parse_args(argv)
+    if args.export:
+        return args
+    if args.resume and (args.config or args.run_dir):
+        p.error("--resume continues a run with its saved config; do not combine it with --config or --run-dir")
+    if not args.resume and not args.config:
+        p.error("give --config FILE (or --resume RUN_DIR)")
+    return args
+
+
+def setup(args: argparse.Namespace) -> Trainer:
+    """Resolve config and run dir from the command line and build the trainer."""
+    if args.resume:
+        data = load_checkpoint(os.path.join(args.resume, "latest.pt"))
+        for item in args.set:
+            key = item.partition("=")[0].strip()
+            if key.split(".")[0] not in RESUME_MUTABLE:
+                raise ConfigError(f"--set {key}: cannot be changed on --resume (only {', '.join(RESUME_MUTABLE)})")
+        cfg = config_from_dict(apply_overrides(data["config"], args.set))
+        run_dir = args.resume
+    else:
+        cfg = load_config(args.config, args.set)
+        run_dir = args.run_dir or os.path.join("runs", os.path.splitext(os.path.basename(args.config))[0])
+        if os.path.exists(os.path.join(run_dir, "latest.pt")):
+            raise ConfigError(f"{run_dir} already holds a run; continue it with --resume {run_dir} or pick --run-dir")
+        data = None
+    os.makedirs(run_dir, exist_ok=True)
+    with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as f:
+        f.write(dump_config(cfg))
+    return Trainer(cfg, run_dir, resume=data, progress=not args.no_progress)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.export:
+        try:
+            export_for_play(*args.export)
+        except CheckpointError as e:
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.export[1]} ({os.path.getsize(args.export[1]) / 1e6:.1f} MB)")
+        return 0
+    try:
+        trainer = setup(args)
+    except (ConfigError, CheckpointError, yaml.YAMLError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        summary = trainer.run()
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; resume with: python train.py --resume {trainer.run_dir}", file=sys.stderr)
+        return 130
+    c = summary["counters"]
+    print(f"done: {c['iteration']} iterations, {c['decisions']} decisions in {c['seconds'] / 60:.1f} min; "
+          f"checkpoint {os.path.join(trainer.run_dir, 'latest.pt')}")
+    for k, v in summary["last_eval"].items():
+        print(f"  {k}: {v:+.3f}")
+    return 0

@@ -1,0 +1,310 @@
+"""Self-play PPO for Tarneeb, from a behaviour-cloning warm start.
+
+    python train.py --config configs/default.yaml [--set key=value ...] [--run-dir runs/NAME]
+    python train.py --resume runs/NAME [--set budget.decisions=...]
+
+One actor-critic plays all four seats (masked categorical policy). It first
+clones ``pretrain.teacher`` (``pretrain.decisions`` teacher-vs-teacher
+decisions, in chunks; policy by cross-entropy, value head on the hands'
+returns), then each PPO iteration collects ``env.num_games x env.rollout_steps`` decisions on the batch
+engine against an opponent pool, runs PPO on the learned decisions, and writes
+TensorBoard scalars, ``latest.pt`` and periodic checkpoints to the run dir.
+Every chunk and iteration is seeded from ``env.seed`` and its index, so ``--resume``
+continues exactly where an uninterrupted run would be (on CPU).
+"""
+from __future__ import annotations
+
+import glob
+import os
+import time
+from typing import Any, Optional
+
+import numpy as np
+import torch
+
+from agents.model import ActorCritic, phase_flags
+
+from .checkpoints import rng_states, save_checkpoint, set_rng_states
+from .config import Config, ConfigError
+from .imitation import TeacherRollout, bc_update
+from .ppo import PPOBatch, ppo_update
+from .rollout import LocalRollout, OpponentPool
+
+# Keys --set may change on --resume: the ones that do not alter what the run computes.
+RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads", "rollout")
+
+
+class Trainer:
+    """Owns the learner state (model, optimizer, pool, counters) and the training loop."""
+
+    def __init__(self, cfg: Config, run_dir: str, resume: Optional[dict[str, Any]] = None, progress: bool = True):
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.progress = progress
+        if cfg.threads > 0:
+            torch.set_num_threads(cfg.threads)
+        self.device = torch.device(
+            ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
+        )
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise ConfigError("device: 'cuda' requested but torch sees no CUDA device (use auto or cpu)")
+        self.rules = cfg.make_rules()
+        torch.manual_seed(cfg.env.seed)
+        np.random.seed(cfg.env.seed)
+        self.model = ActorCritic(cfg.model.hidden).to(self.device)
+        self.counters = {"pretrain_chunks": 0, "pretrain_decisions": 0, "iteration": 0, "decisions": 0,
+                         "learned_decisions": 0, "hands": 0, "seconds": 0.0}
+        self.optimizer = self._new_optimizer()
+        self.pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots)
+        self.rollout = self._make_rollout(cfg)
+        self.teacher: Optional[TeacherRollout] = None  # built on the first pretraining chunk
+        self.last_eval: dict[str, float] = {}
+        if resume is not None:
+            self._restore(resume)
+
+    def _make_rollout(self, cfg: Config):
+        """Rollouts in this process, or on Ray actors (``rollout.backend: ray``); same interface."""
+        if cfg.rollout.backend == "local":
+            return LocalRollout(cfg, self.rules)
+        from .ray_rollout import RayRollout
+
+        try:
+            return RayRollout(cfg, self.rules, workers=cfg.rollout.workers,
+                              address=cfg.rollout.address, timeout=cfg.rollout.timeout)
+        except ImportError as e:
+            raise ConfigError(str(e)) from None
+
+    def _new_optimizer(self) -> torch.optim.Optimizer:
+        lr = self.cfg.ppo.lr if self.pretrained() else self.cfg.pretrain.lr
+        return torch.optim.Adam(self.model.parameters(), lr=lr, eps=1e-5)
+
+    def pretrained(self) -> bool:
+        """Whether the behaviour-cloning warm start is over (or was never asked for)."""
+        return self.counters["pretrain_decisions"] >= self.cfg.pretrain.decisions
+
+    # ------------------------------------------------------------ state
+    def _restore(self, data: dict[str, Any]) -> None:
+        self.model.load_state_dict(data["state_dict"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.pool.load_state(data["pool"])
+        self.counters = dict(data["counters"])
+        self.last_eval = dict(data.get("last_eval", {}))
+        set_rng_states(data["rng"])
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "config": self.cfg.to_dict(),
+            "learn": {"phases": list(self.cfg.learn.phases), "other": self.cfg.learn.other},
+            "model": self.model.arch(),
+            "state_dict": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
+            "optimizer": _to_cpu(self.optimizer.state_dict()),
+            "pool": self.pool.state(),
+            "counters": dict(self.counters),
+            "last_eval": dict(self.last_eval),
+            "rng": rng_states(),
+        }
+
+    def save(self) -> str:
+        latest = os.path.join(self.run_dir, "latest.pt")
+        payload = self.payload()
+        save_checkpoint(latest, payload)
+        it = self.counters["iteration"]
+        if it and it % self.cfg.checkpoint.interval == 0:
+            save_checkpoint(os.path.join(self.run_dir, f"iter_{it:06d}.pt"), payload)
+            kept = sorted(glob.glob(os.path.join(self.run_dir, "iter_*.pt")))
+            for old in kept[: -self.cfg.checkpoint.keep]:
+                os.remove(old)
+        return latest
+
+    # ------------------------------------------------------------ budget
+    def progress_fraction(self) -> float:
+        b, c = self.cfg.budget, self.counters
+        parts = [0.0]
+        if b.decisions is not None:
+            parts.append(c["decisions"] / b.decisions)
+        if b.iterations is not None:
+            parts.append(c["iteration"] / b.iterations)
+        return min(1.0, max(parts))
+
+    def done(self, started: float, base_seconds: float) -> bool:
+        b, c = self.cfg.budget, self.counters
+        if b.decisions is not None and c["decisions"] >= b.decisions:
+            return True
+        if b.iterations is not None and c["iteration"] >= b.iterations:
+            return True
+        elapsed = base_seconds + time.perf_counter() - started
+        return b.minutes is not None and elapsed >= b.minutes * 60
+
+    def learning_rate(self) -> float:
+        if self.cfg.ppo.lr_schedule == "linear":
+            return self.cfg.ppo.lr * max(1.0 - self.progress_fraction(), 0.02)
+        return self.cfg.ppo.lr
+
+    # ------------------------------------------------------------ loop
+    def pretrain_chunk(self) -> dict[str, float]:
+        """Clone one chunk of teacher decisions; after the last one PPO starts with a fresh optimizer."""
+        cfg, p, c = self.cfg, self.cfg.pretrain, self.counters
+        if self.teacher is None:
+            self.teacher = TeacherRollout(p.teacher, self.rules, cfg.env.num_games, p.steps, cfg.ppo.reward_scale,
+                                          cfg.ppo.gamma, phase_flags(cfg.learn.phases))
+        seed = int(np.random.SeedSequence([cfg.env.seed, 0xB0C, c["pretrain_chunks"]]).generate_state(1)[0])
+        t0 = time.perf_counter()
+        data = self.teacher.collect(seed).to(self.device)
+        t1 = time.perf_counter()
+        stats = bc_update(self.model, self.optimizer, data, epochs=p.epochs, minibatch_size=p.minibatch_size,
+                          vf_coef=p.vf_coef, max_grad_norm=cfg.ppo.max_grad_norm,
+                          generator=torch.Generator().manual_seed(seed ^ 0x0BADC0DE))
+        t2 = time.perf_counter()
+        c["pretrain_chunks"] += 1
+        c["pretrain_decisions"] += cfg.env.num_games * p.steps
+        if self.pretrained():
+            self.optimizer = self._new_optimizer()
+        out = {f"pretrain/{k}": v for k, v in stats.items()}
+        out["pretrain/loss"] = stats["policy_loss"] + p.vf_coef * stats["value_loss"]
+        out["pretrain/teacher_SPS"] = cfg.env.num_games * p.steps / (t1 - t0)
+        out["pretrain/update_seconds"] = t2 - t1
+        return out
+
+    def iteration(self) -> dict[str, float]:
+        """Collect one rollout and update the policy; returns the logged scalars."""
+        cfg, it = self.cfg, self.counters["iteration"]
+        seed = int(np.random.SeedSequence([cfg.env.seed, it]).generate_state(1)[0])
+        t0 = time.perf_counter()
+        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+        result = self.rollout.collect(weights, self.pool.entries(), seed)
+        lr = self.learning_rate()
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        dev = self.device
+        batch = PPOBatch(
+            obs=torch.from_numpy(result.obs).to(dev),
+            mask=torch.from_numpy(result.mask).to(dev),
+            actions=torch.from_numpy(result.actions).to(dev),
+            logp=torch.from_numpy(result.logp).to(dev),
+            advantages=torch.from_numpy(result.advantages).to(dev),
+            returns=torch.from_numpy(result.returns).to(dev),
+            values=torch.from_numpy(result.values).to(dev),
+        )
+        t1 = time.perf_counter()
+        stats: dict[str, float] = {}
+        if len(batch):
+            gen = torch.Generator().manual_seed(seed ^ 0x0BADC0DE)
+            stats = ppo_update(
+                self.model, self.optimizer, batch, epochs=cfg.ppo.epochs, minibatch_size=cfg.ppo.minibatch_size,
+                clip=cfg.ppo.clip, ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
+                max_grad_norm=cfg.ppo.max_grad_norm, target_kl=cfg.ppo.target_kl, generator=gen,
+            )
+        t2 = time.perf_counter()
+        s = result.stats
+        c = self.counters
+        c["iteration"] = it + 1
+        c["decisions"] += int(s["decisions"])
+        c["learned_decisions"] += int(s["learned_decisions"])
+        c["hands"] += int(s["hands"])
+        if (it + 1) % cfg.selfplay.snapshot_interval == 0:
+            self.pool.add_snapshot(it + 1, self.model.state_dict())
+        out = {f"losses/{k}": v for k, v in stats.items() if k != "minibatches"}
+        out.update({
+            "charts/SPS": s["decisions"] / (t2 - t0),  # run() replaces it with the figure including the save
+            "charts/rollout_SPS": s["decisions"] / max(s["rollout_seconds"], 1e-9),
+            "charts/update_seconds": t2 - t1,
+            "charts/agent_seconds": s["agent_seconds"],
+            "charts/learning_rate": lr,
+            "charts/learned_decisions": s["learned_decisions"],
+            "charts/mean_hand_reward": s["mean_hand_reward"],
+            "charts/pool_size": float(len(self.pool.entries())),
+            "bidding/avg_bid": s["avg_bid"],
+            "bidding/pass_rate": s["pass_rate"],
+            "bidding/contracts_made": s["contracts_made"],
+            "bidding/declared_share": s["declared_share"],
+        })
+        return out
+
+    def evaluate(self, checkpoint_path: str) -> dict[str, float]:
+        """Duplicate matches of the saved policy against each ``eval.opponents`` entry."""
+        from evaluation import duplicate_match
+
+        e = self.cfg.eval
+        out = {}
+        for opponent in e.opponents:
+            m = duplicate_match(checkpoint_path, opponent, deals=e.deals, seed=e.seed, rules=self.rules,
+                                workers=e.workers)
+            key = f"eval/margin_vs_{_tag(opponent)}"
+            out[key] = m.margin
+            if m.ci95 is not None:
+                out[key + "_ci_lo"], out[key + "_ci_hi"] = float(m.ci95[0]), float(m.ci95[1])
+        return out
+
+    def run(self) -> dict[str, Any]:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        cfg = self.cfg
+        writer = SummaryWriter(self.run_dir)
+        started, base = time.perf_counter(), float(self.counters["seconds"])
+        total = cfg.budget.decisions
+        bar = tqdm(total=total, initial=self.counters["decisions"], unit="dec", unit_scale=True,
+                   disable=not self.progress, dynamic_ncols=True)
+        try:
+            while not self.pretrained() and not self.done(started, base):
+                scalars = self.pretrain_chunk()
+                c = self.counters
+                c["seconds"] = base + time.perf_counter() - started
+                path = self.save()
+                for k, v in scalars.items():
+                    if v == v:
+                        writer.add_scalar(k, v, c["pretrain_decisions"])
+                if self.pretrained() and cfg.eval.interval:  # the warm start's strength, at PPO step 0
+                    self.last_eval = self.evaluate(path)
+                    for k, v in self.last_eval.items():
+                        writer.add_scalar(k, v, c["decisions"])
+                    save_checkpoint(path, self.payload())
+                writer.flush()
+                bar.set_postfix({"pretrain": f"{c['pretrain_decisions']}/{cfg.pretrain.decisions}",
+                                 "acc": f"{scalars['pretrain/accuracy']:.3f}"})
+            while not self.done(started, base):
+                t0 = time.perf_counter()
+                before = self.counters["decisions"]
+                scalars = self.iteration()
+                c = self.counters
+                c["seconds"] = base + time.perf_counter() - started
+                step = c["decisions"]
+                it = c["iteration"]
+                path = self.save()
+                scalars["charts/SPS"] = (step - before) / (time.perf_counter() - t0)
+                if cfg.eval.interval and (it % cfg.eval.interval == 0 or self.done(started, base)):
+                    te = time.perf_counter()
+                    self.last_eval = self.evaluate(path)
+                    scalars.update(self.last_eval)
+                    scalars["charts/eval_seconds"] = time.perf_counter() - te
+                    save_checkpoint(path, self.payload())  # latest.pt also carries its eval
+                for k, v in scalars.items():
+                    if v == v:  # skip NaN (e.g. no contract declared this iteration)
+                        writer.add_scalar(k, v, step)
+                writer.flush()
+                postfix = {"it": it, "dec/s": f"{scalars['charts/SPS']:.0f}",
+                           "hand_r": f"{scalars['charts/mean_hand_reward']:.2f}"}
+                if "eval/margin_vs_rule" in self.last_eval:
+                    postfix["vs_rule"] = f"{self.last_eval['eval/margin_vs_rule']:+.2f}"
+                bar.set_postfix(postfix, refresh=False)
+                bar.update(step - bar.n)
+        finally:
+            bar.close()
+            writer.close()
+        return {"counters": dict(self.counters), "last_eval": dict(self.last_eval)}
+
+
+def _tag(spec: str) -> str:
+    base = os.path.splitext(os.path.basename(spec.split(":")[-1]))[0]
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in base)
+
+
+def _to_cpu(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_to_cpu(v) for v in obj]
+    return obj
