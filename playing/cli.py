@@ -50,6 +50,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     torch.set_num_threads(1)  # one decision at a time: extra threads only add latency on a busy machine
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # a terminal that cannot show a glyph gets '?', not a crash
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="surrogateescape")  # undecodable bytes reach the input reader, which refuses them
     console = Console(highlight=False)
     if args.delay < 0:
         parser.error(f"--delay: must be 0 or more, got {args.delay}")
