@@ -1,0 +1,1 @@
+"""Playing Tarneeb: the people-facing programs (terminal and web tables)."""
