@@ -270,7 +270,7 @@ function renderResult(s) {
   $("result-body").replaceChildren(...body);
 }
 
-const signed = (n) => (n > 0 ? "+" : "") + n;
+const signed = (n) => (n >= 0 ? "+" : "") + n;
 
 function schedule(s) {
   clearTimeout(timer);
@@ -435,11 +435,13 @@ function viewer(v, k, atEnd) {
     const left = sortHand(rec.deal[seat].filter((c) => !gone.has(c)));
     const hand = el("div", { class: "rp-hand", "data-seat": seat, "data-cards": left.join(",") },
       el("div", { class: "who", text: v.players[seat] }));
+    const rows = el("div", { class: "rows" });
     for (const suit of HAND_SUIT_ORDER) {
       const ranks = left.filter((c) => suitOf(c) === suit).map((c) => RANKS[c % 13]);
-      hand.append(el("div", { class: "suitrow " + (isRed(suit) ? "suit-red" : "suit-black"),
+      rows.append(el("div", { class: "suitrow " + (isRed(suit) ? "suit-red" : "suit-black"),
         text: `${SUITS[suit]} ${ranks.join(" ") || "—"}` }));
     }
+    hand.append(rows);
     grid.append(hand);
   }
   const trick = el("div", { class: "rp-trick" });
@@ -450,19 +452,23 @@ function viewer(v, k, atEnd) {
       trick.append(el("div", { class: "slot", "data-seat": seat },
         cardEl(c, "div", { class: "card" + (isRed(suitOf(c)) ? " red" : "") + (seat === winner ? " winning" : "") })));
     }
-    trick.append(el("div", { class: "rp-note", text: `${SEAT_NAMES[winner]} ${winner === 0 ? "win" : "wins"}` }));
   }
   grid.append(trick);
   const won = [0, 0];
   rec.trick_winners.slice(0, k).forEach((w) => { won[w % 2] += 1; });
-  const result = el("div", { class: "rp-result" }, `Tricks so far: Us ${won[0]} · Them ${won[1]}`);
+  const result = el("div", { class: "rp-result" });
+  if (k > 0) {
+    const w = rec.trick_winners[k - 1];
+    result.append(`Trick ${k}: ${SEAT_NAMES[w]} ${w === 0 ? "win" : "wins"} · `);
+  }
+  result.append(`tricks so far: Us ${won[0]} · Them ${won[1]}`);
   if (atEnd) {
     const d = rec.score_delta;
     result.append(el("br"), el("b", { text: rec.thrown_in ? "Thrown in: no score."
       : `Score change: Us ${signed(d[0])} · Them ${signed(d[1])} → Us ${rec.scores[0]} – Them ${rec.scores[1]}` }));
   }
   const auction = rec.auction.some(([, a]) => a < TRUMP_BASE) ? el("div", { class: "rp-auction" }, "Auction: ", auctionLine(rec.auction)) : null;
-  return el("div", { class: "viewer" }, el("h3", { text: v.title.title + (v.title.contract ? ` · ${v.title.contract}` : "") }),
+  return el("div", { class: "viewer" }, el("h3", { text: v.title.title + (v.title.result ? ` · ${v.title.result}` : "") }),
     infoNode, grid, auction, result);
 }
 
