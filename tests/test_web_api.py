@@ -110,6 +110,19 @@ def test_a_whole_hand_through_the_api_scores_as_the_engine(client):
     assert state["tricks_won"] == record["tricks_won"] and sum(state["tricks_won"]) == 13
 
 
+@pytest.mark.parametrize("preset", ["syrian41", "hearts41", "trump_by_card"])
+def test_a_hand_of_every_other_preset_scores_as_the_engine(preset):
+    with client_for(make_config(rules=preset)) as c:
+        headers, state = new_session(c)
+        if preset == "trump_by_card":
+            assert state["phase"] == "play" and state["exposed_card"] is not None and state["trump"] is not None
+        state = play_a_played_hand(c, headers, state)
+        n = len(c.get("/api/replay/deals?source=game", headers=headers).json()["entries"])
+        record = c.get(f"/api/replay/open?source=game&index={n - 1}", headers=headers).json()["record"]
+        assert tuple(state["result"]["score_delta"]) == engine_replay(record)
+        assert state["seat_scores"] == table(c, headers).game.seat_scores
+
+
 def test_a_game_runs_to_the_target_and_then_offers_only_a_new_one():
     with client_for(make_config(rules="classic")) as c:
         headers, state = new_session(c)

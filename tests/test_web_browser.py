@@ -58,7 +58,7 @@ WAIT = 20  # seconds any one page change may take
 @pytest.fixture(scope="module")
 def server():
     config = ServerConfig(make_rules("classic"), "classic", {"rule": "rule", "random": "random"}, "rule", "rule",
-                          0.05, 21, 2)
+                          0.05, 21, 1)
     app = create_app(config)
     sock = socket.create_server(("127.0.0.1", 0))
     srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
@@ -198,3 +198,32 @@ def test_an_uploaded_record_that_does_not_replay_is_refused_on_the_page(server, 
     find(browser, "#replay-upload")[0].send_keys(str(path))
     toast = WebDriverWait(browser, WAIT).until(lambda b: [t for t in find(b, "#toast:not([hidden])") if t.text])
     assert toast[0].text.startswith("refused:") and "score_delta" in toast[0].text
+
+
+def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(server, browser):
+    url, app = server
+    browser.get(url)
+    find(browser, "#tab-challenge")[0].click()
+    find(browser, "#dup-start")[0].click()
+    WebDriverWait(browser, WAIT).until(lambda b: "Challenge deal 1 of 1" in find(b, "#deal-line")[0].text)
+    while (thing := next_thing(browser)) != "result":
+        click_a_move(browser, thing)
+    dup = session_of(browser, app).duplicate
+    assert len(dup["results"]) == 1
+    margin = dup["results"][0]["margin"]
+    assert f"Your margin: {margin:+d}" in find(browser, "#result")[0].text
+    find(browser, "#next-deal")[0].click()  # "See the challenge results"
+    total = WebDriverWait(browser, WAIT).until(lambda b: [t for t in find(b, "#dup-total") if t.is_displayed()])
+    assert total[0].text == f"{margin:+d}"
+    shot(browser, "web_challenge.png")
+    find(browser, "#dup-results .compare")[0].click()
+    viewers = WebDriverWait(browser, WAIT).until(lambda b: len(find(b, ".viewer")) == 2 and find(b, ".viewer"))
+    assert "you" in viewers[0].text.splitlines()[0] and "the computer in your seat" in viewers[1].text.splitlines()[0]
+    first = [v.find_element(By.CSS_SELECTOR, ".rp-hand[data-seat='1']").get_attribute("data-cards") for v in viewers]
+    mine, computer = dup["pairs"][0]
+    if len(computer) == 1:  # no throw-in at the computer's table: the same cards at both
+        assert first[0] == first[1]
+    for _ in range(4):
+        find(browser, "#rp-next")[0].click()
+    assert find(browser, "#rp-step")[0].text.startswith("Trick 4 of ")
+    shot(browser, "web_compare.png")

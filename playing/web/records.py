@@ -72,7 +72,7 @@ def summary(entry: dict[str, Any], index: int) -> dict[str, Any]:
     elif "game_index" in meta:
         parts.append(f"game {meta['game_index']} · hand {meta.get('hand_index', 0) + 1}")
     elif "deal_number" in meta:
-        parts.append(f"deal {meta['deal_number']}")
+        parts.append(f"deal {meta['deal_number']}" + (f" · {meta['seat0']}" if "seat0" in meta else ""))
     else:
         parts.append(f"record {index + 1}")
     try:
