@@ -283,6 +283,28 @@ def test_a_slow_agent_decides_off_the_event_loop():
             moving.join(20)
 
 
+class IllegalAgent(Agent):
+    def act(self, observation, view):
+        return 69 if 69 not in view.legal_actions else 0
+
+
+def test_the_shipped_agent_plays_at_the_web_table_and_a_failing_agent_gets_a_json_error():
+    allowed = {"default": str(play.DEFAULT_CHECKPOINT), "illegal": "tests.test_web_api:IllegalAgent"}
+    config = ServerConfig(make_rules("classic"), "classic", allowed, "default", "default", 0.0, 4, 1)
+    with client_for(config) as c:
+        headers, state = new_session(c)
+        state = play_a_played_hand(c, headers, state)
+        assert state["scores"] == table(c, headers).game.scores
+    with TestClient(create_app(config), base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        headers, _ = new_session(c)
+        state = c.post("/api/new", headers=headers, json={"opponents": "illegal"}).json()["state"]
+        while state["to_act"] not in (1, 3):
+            state = step(c, headers, state)
+        r = c.post("/api/advance", headers=headers)
+        assert r.status_code == 500 and "illegal action" in r.json()["error"]
+        assert c.get("/api/state", headers=headers).json()["state"] == state
+
+
 def test_agents_come_only_from_the_list_fixed_at_start(client, tmp_path):
     marker = tmp_path / "imported"
     evil = tmp_path / "evil.py"

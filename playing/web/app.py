@@ -249,6 +249,9 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
     async def http_error(request: Request, exc: HTTPException):
         return _error(exc.status_code, exc.detail)
 
+    async def server_error(request: Request, exc: Exception):  # a failing agent, say: the page still gets JSON
+        return _error(500, f"server error: {type(exc).__name__}: {exc}")
+
     routes = [
         Route("/", index),
         Route("/api/config", get_config),
@@ -271,7 +274,7 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers={RequestError: request_error, RecordError: record_error,
-                                        HTTPException: http_error})
+                                        HTTPException: http_error, Exception: server_error})
     app.state.sessions = sessions
     app.state.config = config
     return app
