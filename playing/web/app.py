@@ -8,6 +8,7 @@ from uploads or from names listed in ``replay_dir``; every error is a JSON
 """
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
 from collections import OrderedDict
@@ -82,7 +83,7 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
     """The app for one server: ``config`` fixes the rules and agents; ``allowed_hosts`` guards against DNS rebinding."""
     root = Path(replay_dir).resolve() if replay_dir else None
     sessions: "OrderedDict[str, Session]" = OrderedDict()
-    counter = iter(range(1 << 62))
+    counter = itertools.count()
 
     def session_of(request: Request) -> Session:
         sid = request.headers.get("x-session", "")

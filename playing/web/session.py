@@ -16,7 +16,7 @@ import numpy as np
 import agents
 from agents.base import Agent
 from evaluate import MAX_DEALS_PER_TABLE, DuplicateDeal, duplicate_deal
-from play import MAX_DEALS, spec_label
+from play import MAX_DEALS
 from tarneeb_env import Rules, TarneebGame, legal_mask
 from tarneeb_env.cards import NUM_ACTIONS, action_str
 from tarneeb_env.game import trick_winner
