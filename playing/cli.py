@@ -39,10 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", type=float, default=0.6, metavar="SECONDS", help="pause before each computer move")
     p.add_argument("--save-dir", metavar="DIR", help="save each deal's record as JSON here")
     p.add_argument("--replay", metavar="FILE", help="show a saved deal trick by trick, then exit")
+    p.add_argument("--web", action="store_true", help="play in the browser instead (python -m playing.web -h)")
     return p
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--web" in argv:  # the web table takes the same options and some of its own
+        from .web.cli import main as web_main
+
+        return web_main([a for a in argv if a != "--web"])
     parser = build_parser()
     args = parser.parse_args(argv)
     import torch
