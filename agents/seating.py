@@ -59,8 +59,8 @@ class Tables(Protocol):
     def masks(self, tables: Sequence[int]) -> np.ndarray:
         """int8 (n, 70) action masks of the given tables."""
 
-    def observations(self, tables: Sequence[int]) -> Sequence[np.ndarray]:
-        """The observation rows (float32 (678,)) of the given tables; each row the agent's to keep."""
+    def observations(self, tables: Sequence[int]) -> Sequence[Optional[np.ndarray]]:
+        """The observation rows (float32 (678,), or None where not encoded) of the given tables, the agent's to keep."""
 
     def view(self, i: int) -> Any:
         """The :class:`~tarneeb_env.PlayerView` of table ``i``."""
@@ -87,7 +87,7 @@ class GameTables:
 
     def observations(self, tables: Sequence[int]) -> list:
         games, writers = self.games, self.writers
-        return [writers[i].buf[games[i].current].copy() for i in tables]
+        return [None if writers[i] is None else writers[i].buf[games[i].current].copy() for i in tables]
 
     def view(self, i: int):
         game = self.games[i]
