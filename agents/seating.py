@@ -136,8 +136,11 @@ class LazyViews(Sequence):
         return len(self._tables)
 
     def __iter__(self):
-        for i in range(len(self._tables)):
-            yield self[i]
+        views, tables, view = self._views, self._tables, self._view
+        for k, v in enumerate(views):
+            if v is None:
+                v = views[k] = view(tables[k])
+            yield v
 
     def __getitem__(self, i):
         if isinstance(i, slice):
@@ -226,25 +229,25 @@ class Seating:
         if LEFT_TO_CALLER in groups:
             j = groups[LEFT_TO_CALLER][0]
             raise ValueError(f"table {tables[j]}: seat {seats[j]} is the caller's to play, not an agent's")
+        masks = engine.masks(tables)  # one call for all groups: most engines build masks in bulk
         out: list = [None] * len(tables)
         for g, members in groups.items():
-            idx = [tables[j] for j in members] if len(members) != len(tables) else list(tables)
-            masks = engine.masks(idx)
-            rows = engine.observations(idx) if self._reads[g] else [None] * len(idx)
-            observations = [{"observation": rows[k], "action_mask": masks[k]} for k in range(len(idx))]
-            actions = self._ask(g, observations, LazyViews(idx, engine.view))
+            idx = [tables[j] for j in members]
+            if self._reads[g]:
+                rows = engine.observations(idx)
+                observations = [{"observation": rows[k], "action_mask": masks[j]} for k, j in enumerate(members)]
+            else:
+                observations = [{"observation": None, "action_mask": masks[j]} for j in members]
+            agent = self.agents[g]
+            batch = getattr(agent, "act_batch", None)
+            views = LazyViews(idx, engine.view)
+            if batch is not None:
+                actions = list(batch(observations, views))
+            else:
+                actions = [agent.act(o, v) for o, v in zip(observations, views)]
+            if len(actions) != len(members):
+                raise RuntimeError(f"agent {self.names[g]!r}: act_batch returned {len(actions)} actions for "
+                                   f"{len(members)} observations")
             for j, a in zip(members, actions):
                 out[j] = a
         return out
-
-    def _ask(self, g: int, observations: list, views: LazyViews) -> list:
-        agent = self.agents[g]
-        batch = getattr(agent, "act_batch", None)
-        if batch is not None:
-            actions = list(batch(observations, views))
-        else:
-            actions = [agent.act(o, v) for o, v in zip(observations, views)]
-        if len(actions) != len(observations):
-            raise RuntimeError(f"agent {self.names[g]!r}: act_batch returned {len(actions)} actions for "
-                               f"{len(observations)} observations")
-        return actions
