@@ -17,9 +17,9 @@ class Agent:
     deterministic.
 
     An agent that decides from the view (and the action mask) alone sets
-    ``reads_observation = False``: the evaluator then skips the observation
-    writer when no agent at the table reads one, and passes
-    ``observation["observation"] = None``.
+    ``reads_observation = False``: :class:`agents.seating.Seating` then passes
+    it ``observation["observation"] = None``, and the evaluator skips the
+    observation writer when no agent at the table reads one.
     """
 
     name = "agent"

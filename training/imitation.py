@@ -22,6 +22,7 @@ import torch
 
 import agents
 from agents.model import ActorCritic, log_probs_entropy, phase_of
+from agents.seating import BatchTables, Seating
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
 
@@ -55,18 +56,19 @@ class TeacherRollout:
                  learned: np.ndarray):
         self.learned = learned  # bool[4] per phase index: only these decisions are kept
         self.env = BatchEnv(num_games=num_games, rules=rules)
-        self.teachers = [agents.load(teacher) for _ in range(num_games)]
+        # one teacher per game, seated at all four of its seats
+        self.seating = Seating([agents.load(teacher) for _ in range(num_games)], [[i] * 4 for i in range(num_games)])
         self.steps = steps
         self.reward_scale = reward_scale
         self.gamma = gamma
 
     def collect(self, seed: int) -> TeacherBatch:
         seeds = np.random.SeedSequence([seed, 0x7EAC]).generate_state(2)
-        for agent, s in zip(self.teachers, np.random.SeedSequence(int(seeds[0])).generate_state(len(self.teachers))):
-            agent.seed(int(s))
-            agent.reset()
         N, T = self.env.num_games, self.steps
+        self.seating.start(np.random.SeedSequence(int(seeds[0])).generate_state(N))
         obs, mask, seat = self.env.reset(seed=int(seeds[1]))
+        tables = BatchTables(self.env, obs, mask)
+        games = range(N)
         all_obs = np.zeros((T, N, obs.shape[1]), dtype=np.float32)
         all_mask = np.zeros((T, N, mask.shape[1]), dtype=bool)
         actions = np.zeros((T, N), dtype=np.int64)
@@ -75,11 +77,11 @@ class TeacherRollout:
         dones = np.zeros((T, N), dtype=bool)
         for t in range(T):
             all_obs[t], all_mask[t], seats[t] = obs, mask, seat
-            for i in range(N):
-                actions[t, i] = self.teachers[i].act(None, self.env.view(i))
+            actions[t] = self.seating.act(games, seat.tolist(), tables)
             obs, mask, seat, rewards[t], dones[t], records = self.env.step(actions[t])
-            for i, _ in records:  # a new deal starts in game i
-                self.teachers[i].reset()
+            tables.update(obs, mask)
+            for i, _ in records:
+                self.seating.new_deal(i)
         # Monte-Carlo returns: GAE with zero values and lambda 1
         returns = gae_per_seat(np.zeros((T, N), np.float32), rewards * self.reward_scale, dones, seats,
                                np.ones((T, N), bool), self.gamma, 1.0)
