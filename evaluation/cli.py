@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Optional
 
@@ -63,6 +64,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     import torch
 
     torch.set_num_threads(1)  # batched inference of a small MLP; more threads only oversubscribe shared cores
+    warnings.formatwarning = lambda message, *_: f"evaluate.py: warning: {message}\n"  # e.g. ?rules=any
     try:
         _check_writable(args.out, "--out")
         _check_writable(args.records, "--records")

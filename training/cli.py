@@ -4,12 +4,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 import yaml
 
 from agents.checkpoint import CheckpointError, load_checkpoint
 
-from .checkpoints import export_for_play
+from .checkpoints import export_for_play, require_training_checkpoint
 from .config import (
     ConfigError,
     apply_overrides,
@@ -42,10 +43,34 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+def load_resumable(run_dir: str) -> dict:
+    """The checkpoint ``--resume run_dir`` continues; each way of there being none is explained in one line."""
+    latest = os.path.join(run_dir, "latest.pt")
+    if os.path.isfile(run_dir):  # a checkpoint named instead of its run directory
+        data = load_checkpoint(run_dir)
+        require_training_checkpoint(data, run_dir)
+        raise ConfigError(f"--resume takes the run directory, not a checkpoint file: --resume "
+                          f"{os.path.dirname(run_dir) or '.'}")
+    if not os.path.isdir(run_dir):
+        raise ConfigError(f"--resume {run_dir}: no such run directory; start a run there with "
+                          f"python train.py --config FILE --run-dir {run_dir}")
+    if not os.path.exists(latest):
+        config = os.path.join(run_dir, "config.yaml")
+        if os.path.isfile(config):
+            raise ConfigError(f"--resume {run_dir}: the run had not reached its first checkpoint (no latest.pt), so "
+                              f"there is nothing to resume; start it again with python train.py --config {config} "
+                              f"--run-dir {run_dir}")
+        raise ConfigError(f"--resume {run_dir}: not a run directory of train.py (no latest.pt, no config.yaml); "
+                          f"start a run with python train.py --config FILE --run-dir {run_dir}")
+    data = load_checkpoint(latest)
+    require_training_checkpoint(data, latest)
+    return data
+
+
 def setup(args: argparse.Namespace) -> Trainer:
     """Resolve config and run dir from the command line and build the trainer."""
     if args.resume:
-        data = load_checkpoint(os.path.join(args.resume, "latest.pt"))
+        data = load_resumable(args.resume)
         for item in args.set:
             key = item.partition("=")[0].strip()
             if key.split(".")[0] not in RESUME_MUTABLE:
@@ -66,11 +91,15 @@ def setup(args: argparse.Namespace) -> Trainer:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    warnings.formatwarning = lambda message, *_: f"train.py: warning: {message}\n"  # e.g. a pool's ?rules=any
     if args.export:
         try:
             export_for_play(*args.export)
         except CheckpointError as e:
             print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        except OSError as e:
+            print(f"train.py: error: --export: cannot write {args.export[1]}: {e.strerror or e}", file=sys.stderr)
             return 2
         print(f"wrote {args.export[1]} ({os.path.getsize(args.export[1]) / 1e6:.1f} MB)")
         return 0
