@@ -9,7 +9,9 @@ deal is bid or played.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
 import warnings
 from typing import Any, Optional
 
@@ -55,3 +57,12 @@ def check_rules(agent: Any, rules: Optional[Rules], name: str, allow_other: bool
                                  f"{ANY_RULES} to the spec to play it anyway")
     warnings.warn(f"{what}; it plays anyway ({ANY_RULES}), expect weak play", RulesOverrideWarning, stacklevel=3)
     return agent
+
+
+@contextlib.contextmanager
+def warnings_in_one_line(prog: str):
+    """In a command line, each warning (e.g. an override) is one ``prog: warning: ...`` line on stderr,
+    not Python's file, line number and source text."""
+    with warnings.catch_warnings():
+        warnings.showwarning = lambda message, *_a, **_k: print(f"{prog}: warning: {message}", file=sys.stderr)
+        yield

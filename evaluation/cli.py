@@ -5,10 +5,10 @@ import argparse
 import json
 import os
 import sys
-import warnings
 from collections.abc import Sequence
 from typing import Optional
 
+from agents.rules_check import warnings_in_one_line
 from tarneeb_env import IllegalActionError
 
 from .match import EvaluationInputError, round_robin
@@ -64,12 +64,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     import torch
 
     torch.set_num_threads(1)  # batched inference of a small MLP; more threads only oversubscribe shared cores
-    warnings.formatwarning = lambda message, *_: f"evaluate.py: warning: {message}\n"  # e.g. ?rules=any
     try:
         _check_writable(args.out, "--out")
         _check_writable(args.records, "--records")
-        rr = round_robin(args.agents, args.deals, args.seed, args.rules, args.workers, args.games,
-                         records=bool(args.records), progress=True)
+        with warnings_in_one_line("evaluate.py"):  # e.g. an agent played under other rules (?rules=any)
+            rr = round_robin(args.agents, args.deals, args.seed, args.rules, args.workers, args.games,
+                             records=bool(args.records), progress=True)
     except EvaluationInputError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2

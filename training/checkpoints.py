@@ -31,7 +31,7 @@ TRAINING_KEYS = ("optimizer", "pool", "rng")
 
 def require_training_checkpoint(data: dict[str, Any], path: str) -> None:
     """Refuse, before any trainer is built, a checkpoint that ``--resume`` cannot continue."""
-    if any(k not in data for k in TRAINING_KEYS) and all(k in data for k in PLAY_KEYS):
+    if all(k not in data for k in TRAINING_KEYS) and all(k in data for k in PLAY_KEYS):
         raise CheckpointError(
             f"{path}: a play-only checkpoint (written by train.py --export: no optimizer, pool or RNG state), so "
             "it cannot be resumed; resume the run directory that wrote it (its latest.pt), or start a new run with "

@@ -8,7 +8,9 @@ import warnings
 
 import yaml
 
+import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
+from agents.rules_check import warnings_in_one_line
 
 from .checkpoints import export_for_play, require_training_checkpoint
 from .config import (
@@ -67,6 +69,19 @@ def load_resumable(run_dir: str) -> dict:
     return data
 
 
+def check_agents(cfg) -> None:
+    """Load every agent the run will seat (pool, other phases, teacher, evaluation opponents) for its rules, so that
+    a bad spec or one made for other rules fails now, in one line, not after minutes of training."""
+    rules = cfg.make_rules()
+    specs = [name for name in cfg.selfplay.weights if name not in ("current", "snapshots")]
+    specs += [cfg.learn.other] if len(cfg.learn.phases) < 3 else []
+    specs += [*cfg.eval.opponents] + ([cfg.pretrain.teacher] if cfg.pretrain.decisions else [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", agents.RulesOverrideWarning)  # said once, where the run seats it
+        for spec in dict.fromkeys(specs):
+            agents.load(spec, rules=rules)
+
+
 def setup(args: argparse.Namespace) -> Trainer:
     """Resolve config and run dir from the command line and build the trainer."""
     if args.resume:
@@ -83,6 +98,7 @@ def setup(args: argparse.Namespace) -> Trainer:
         if os.path.exists(os.path.join(run_dir, "latest.pt")):
             raise ConfigError(f"{run_dir} already holds a run; continue it with --resume {run_dir} or pick --run-dir")
         data = None
+    check_agents(cfg)
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as f:
         f.write(dump_config(cfg))
@@ -91,7 +107,6 @@ def setup(args: argparse.Namespace) -> Trainer:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    warnings.formatwarning = lambda message, *_: f"train.py: warning: {message}\n"  # e.g. a pool's ?rules=any
     if args.export:
         try:
             export_for_play(*args.export)
@@ -103,16 +118,18 @@ def main(argv=None) -> int:
             return 2
         print(f"wrote {args.export[1]} ({os.path.getsize(args.export[1]) / 1e6:.1f} MB)")
         return 0
-    try:
-        trainer = setup(args)
-    except (ConfigError, CheckpointError, yaml.YAMLError) as e:
-        print(f"train.py: error: {e}", file=sys.stderr)
-        return 2
-    try:
-        summary = trainer.run()
-    except KeyboardInterrupt:
-        print(f"\ninterrupted; resume with: python train.py --resume {trainer.run_dir}", file=sys.stderr)
-        return 130
+    with warnings_in_one_line("train.py"):  # e.g. a pool agent played under other rules (?rules=any)
+        try:
+            trainer = setup(args)
+        except (ConfigError, CheckpointError, agents.AgentSpecError, agents.RulesMismatchError,
+                yaml.YAMLError) as e:
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        try:
+            summary = trainer.run()
+        except KeyboardInterrupt:
+            print(f"\ninterrupted; resume with: python train.py --resume {trainer.run_dir}", file=sys.stderr)
+            return 130
     c = summary["counters"]
     print(f"done: {c['iteration']} iterations, {c['decisions']} decisions in {c['seconds'] / 60:.1f} min; "
           f"checkpoint {os.path.join(trainer.run_dir, 'latest.pt')}")
