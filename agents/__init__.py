@@ -1,6 +1,6 @@
 """Agents: built-in baselines, trained checkpoints and user code behind one interface.
 
-``agents.load(spec, **options)`` accepts:
+``agents.load(spec, rules=None, **options)`` accepts:
 
 - a built-in name: ``random``, ``rule``, ``expert``, or ``ppo``: the shipped trained agent for the rules
   in play (see :mod:`agents.shipped`; an error when none is trained for them);

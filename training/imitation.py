@@ -55,7 +55,7 @@ class TeacherRollout:
                  learned: np.ndarray):
         self.learned = learned  # bool[4] per phase index: only these decisions are kept
         self.env = BatchEnv(num_games=num_games, rules=rules)
-        self.teachers = [agents.load(teacher) for _ in range(num_games)]
+        self.teachers = [agents.load(teacher, rules=rules) for _ in range(num_games)]
         self.steps = steps
         self.reward_scale = reward_scale
         self.gamma = gamma
