@@ -98,10 +98,10 @@ def test_the_evaluator_refuses_an_agent_object_for_other_rules():
 
 def test_the_evaluator_workers_check_the_rules_and_do_not_repeat_the_warning(monkeypatch):
     monkeypatch.setattr(match, "_WORKER", {})
-    with pytest.raises(agents.RulesMismatchError, match=REFUSED):
-        match._init_worker([SHIPPED, "rule"], ["a", "b"], SYRIAN, 0, False)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught:  # the worker's warning filter stays in here
         warnings.simplefilter("always")
+        with pytest.raises(agents.RulesMismatchError, match=REFUSED):
+            match._init_worker([SHIPPED, "rule"], ["a", "b"], SYRIAN, 0, False)
         match._init_worker([SHIPPED + "?rules=any", "rule"], ["a", "b"], SYRIAN, 0, False)
     assert caught == [] and match._WORKER["agents"][0].rules == CLASSIC
 
@@ -113,12 +113,13 @@ def test_the_trainers_pool_call_loads_for_the_runs_rules():
         agents.load(SHIPPED, rules=dataclasses.replace(CLASSIC, kaboot="plain"), seed=3)
 
 
-def test_evaluate_cli_refuses_in_one_line_and_warns_in_one_line_on_override(capsys):
+def test_evaluate_cli_refuses_in_one_line_and_warns_once_on_override_whatever_the_workers(capfd):
     assert evaluate.main([SHIPPED, "rule", "--deals", "2", "--rules", "syrian41"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
+    err = capfd.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("evaluate.py: error: agent ") and "?rules=any" in err[0]
-    assert evaluate.main([SHIPPED + "?rules=any", "rule", "--deals", "2", "--rules", "syrian41"]) == 0
-    err = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert evaluate.main([SHIPPED + "?rules=any", "rule", "--deals", "4", "--games", "1", "--rules", "syrian41",
+                          "--workers", "2"]) == 0  # two tasks: run in two workers
+    err = [line for line in capfd.readouterr().err.splitlines() if "arning" in line]  # workers write to fd 2
     assert len(err) == 1 and err[0].startswith("evaluate.py: warning: agent ") and "plays anyway" in err[0]
 
 

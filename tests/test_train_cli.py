@@ -71,6 +71,14 @@ def test_set_errors_name_the_flag_in_one_line(tmp_path, capsys, no_trainer, item
     assert SMOKE not in got  # the config file is not to blame
 
 
+def test_resume_names_an_unknown_set_key_as_unknown(tmp_path):
+    run = tmp_path / "r"
+    run.mkdir()
+    (run / "latest.pt").write_bytes(b"")  # never read: the --set key is checked first
+    with pytest.raises(ConfigError, match=r"--set foo\.bar: unknown key foo; allowed in the top level"):
+        train.setup(train.parse_args(["--resume", str(run), "--set", "foo.bar=1"]))
+
+
 def test_set_keys_that_exist_are_accepted():
     cfg = load_config(SMOKE, ["rules.target_score=41", "selfplay.weights={current: 1.0}", "budget.minutes=null"])
     assert cfg.make_rules().target_score == 41 and cfg.selfplay.weights == {"current": 1.0}

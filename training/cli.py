@@ -16,6 +16,7 @@ from .checkpoints import export_for_play, require_training_checkpoint
 from .config import (
     ConfigError,
     apply_overrides,
+    check_override_key,
     config_from_dict,
     dump_config,
     load_config,
@@ -85,11 +86,12 @@ def check_agents(cfg) -> None:
 def setup(args: argparse.Namespace) -> Trainer:
     """Resolve config and run dir from the command line and build the trainer."""
     if args.resume:
-        data = load_resumable(args.resume)
         for item in args.set:
             key = item.partition("=")[0].strip()
+            check_override_key(key)
             if key.split(".")[0] not in RESUME_MUTABLE:
                 raise ConfigError(f"--set {key}: cannot be changed on --resume (only {', '.join(RESUME_MUTABLE)})")
+        data = load_resumable(args.resume)
         cfg = config_from_dict(apply_overrides(data["config"], args.set))
         run_dir = args.resume
     else:

@@ -277,7 +277,7 @@ def yaml_problem(e: yaml.YAMLError) -> str:
     return f"{problem}{where}" + (f" ({context})" if context else "")
 
 
-def _check_override_key(key: str) -> None:
+def check_override_key(key: str) -> None:
     """Refuse a ``--set`` key the config has no place for, naming the flag rather than the config file."""
     cls, parts = Config, key.split(".")
     for i, part in enumerate(parts):
@@ -305,7 +305,7 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--set {item!r}: expected key=value, e.g. ppo.lr=1e-4")
-        _check_override_key(key.strip())
+        check_override_key(key.strip())
         try:
             value = yaml.safe_load(raw)
         except yaml.YAMLError as e:
