@@ -61,8 +61,15 @@ def check_rules(agent: Any, rules: Optional[Rules], name: str, allow_other: bool
 
 @contextlib.contextmanager
 def warnings_in_one_line(prog: str):
-    """In a command line, each warning (e.g. an override) is one ``prog: warning: ...`` line on stderr,
-    not Python's file, line number and source text."""
+    """In a command line, each distinct warning (e.g. an override) is one ``prog: warning: ...`` line on stderr,
+    once, however many places load the agent; not Python's file, line number and source text."""
+    said: set[str] = set()
+
+    def show(message, *_args, **_kwargs) -> None:
+        if str(message) not in said:
+            said.add(str(message))
+            print(f"{prog}: warning: {message}", file=sys.stderr)
+
     with warnings.catch_warnings():
-        warnings.showwarning = lambda message, *_a, **_k: print(f"{prog}: warning: {message}", file=sys.stderr)
+        warnings.showwarning = show
         yield

@@ -100,3 +100,27 @@ def test_a_run_refuses_agents_made_for_other_rules_before_training(tmp_path, cap
                                    "--set", "learn.phases=[play]", "--set", item])
     assert "trained for rules classic, but the game's rules are syrian41" in got or \
         "no shipped agent is trained for rules syrian41" in got
+
+
+def test_an_override_in_the_pool_is_one_warning_line_however_often_it_is_loaded(tmp_path, capsys, monkeypatch):
+    import agents
+
+    class PoolOnlyTrainer:
+        """Seats the pool agents as the trainer does (for the run's rules), twice, and trains nothing."""
+
+        def __init__(self, cfg, run_dir, resume=None, progress=False):
+            self.run_dir = run_dir
+            for _ in range(2):
+                for spec in cfg.selfplay.weights:
+                    if spec not in ("current", "snapshots"):
+                        agents.load(spec, rules=cfg.make_rules())
+
+        def run(self):
+            return {"counters": {"iteration": 0, "decisions": 0, "seconds": 0.0}, "last_eval": {}}
+
+    monkeypatch.setattr(train, "Trainer", PoolOnlyTrainer)
+    spec = SHIPPED + "?rules=any"
+    assert train.main(["--config", SMOKE, "--run-dir", str(tmp_path / "r"), "--set", "rules=syrian41",
+                       "--set", f"selfplay.weights={{current: 0.5, '{spec}': 0.5}}"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"train.py: warning: agent '{spec}' was trained for rules classic")

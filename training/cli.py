@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import warnings
 
 import yaml
 
@@ -77,10 +76,8 @@ def check_agents(cfg) -> None:
     specs = [name for name in cfg.selfplay.weights if name not in ("current", "snapshots")]
     specs += [cfg.learn.other] if len(cfg.learn.phases) < 3 else []
     specs += [*cfg.eval.opponents] + ([cfg.pretrain.teacher] if cfg.pretrain.decisions else [])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", agents.RulesOverrideWarning)  # said once, where the run seats it
-        for spec in dict.fromkeys(specs):
-            agents.load(spec, rules=rules)
+    for spec in dict.fromkeys(specs):
+        agents.load(spec, rules=rules)  # an override warns here; main() shows each warning once
 
 
 def setup(args: argparse.Namespace) -> Trainer:
