@@ -20,10 +20,15 @@ class Agent:
     ``reads_observation = False``: :class:`agents.seating.Seating` then passes
     it ``observation["observation"] = None``, and the evaluator skips the
     observation writer when no agent at the table reads one.
+
+    ``rules`` is the :class:`~tarneeb_env.Rules` the agent was made for (a
+    checkpoint's training rules); ``None`` means it plays any rules. Seating it
+    under other rules is refused (see :mod:`agents.rules_check`).
     """
 
     name = "agent"
     reads_observation = True
+    rules = None
 
     def __init__(self, seed: Optional[int] = None):
         self.seed(seed)

@@ -66,7 +66,7 @@ class TerminalGame:
         self.delay = delay
         self.save_dir = save_dir
         seeds = np.random.SeedSequence(self.seed).generate_state(5)
-        self.players = {s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)}
+        self.players = {s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)}  # checked for the rules by playing.cli
         self.hint_agent = agents.RuleAgent(seed=int(seeds[4]))
         self.glyphs = Glyphs(console.encoding)
         self.screen = Screen(self.glyphs, ["you"] + [spec_label(specs[s]) for s in (1, 2, 3)])

@@ -625,14 +625,20 @@ def test_hand_is_sorted_by_suit_with_red_hearts_and_diamonds():
     assert tui.Glyphs("ascii").hand([38, 51]).plain == "S A   H A"
 
 
-def test_default_players_are_the_shipped_agent_else_rule(tmp_path, monkeypatch):
+def test_default_players_are_the_shipped_agent_for_the_rules_else_rule(tmp_path, monkeypatch):
+    from agents import shipped
     from playing import cli as play
+    from tarneeb_env import make_rules
 
-    checkpoint = tmp_path / "default.pt"
-    monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", checkpoint)
-    assert play.default_agent_spec() == "rule"
-    checkpoint.write_bytes(b"")
-    assert play.default_agent_spec() == str(checkpoint)
+    classic, syrian = make_rules("classic"), make_rules("syrian41")
+    assert play.default_agent_spec(classic, "classic") == (str(shipped.SHIPPED_DIR / "default.pt"), None)
+    spec, note = play.default_agent_spec(syrian, "syrian41")
+    assert spec == "rule" and note == "No shipped agent is trained for rules syrian41; playing 'rule' instead."
+    monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
+    assert play.default_agent_spec(classic, "classic")[0] == "rule"
+    (tmp_path / "default.pt").write_bytes(b"")
+    spec, note = play.default_agent_spec(classic, "classic")
+    assert spec == "rule" and note.startswith("Cannot load the shipped agent (") and "an empty file" in note
 
 
 def test_individual_hand_result_lists_each_players_bid_tricks_and_points():

@@ -19,6 +19,7 @@ from starlette.testclient import TestClient  # noqa: E402
 import evaluation  # noqa: E402
 from playing import cli as play  # noqa: E402
 from playing.records import RECORD_FORMAT  # noqa: E402
+from agents import shipped  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from playing.web import cli  # noqa: E402
 from playing.web.app import create_app  # noqa: E402
@@ -290,7 +291,7 @@ class IllegalAgent(Agent):
 
 
 def test_the_shipped_agent_plays_at_the_web_table_and_a_failing_agent_gets_a_json_error():
-    allowed = {"default": str(play.DEFAULT_CHECKPOINT), "illegal": "tests.test_web_api:IllegalAgent"}
+    allowed = {"default": str(shipped.SHIPPED_DIR / "default.pt"), "illegal": "tests.test_web_api:IllegalAgent"}
     config = ServerConfig(make_rules("classic"), "classic", allowed, "default", "default", 0.0, 4, 1)
     with client_for(config) as c:
         headers, state = new_session(c)
@@ -444,9 +445,9 @@ def test_paths_outside_the_replay_dir_are_refused(tmp_path):
 
 # ------------------------------------------------------------------ the command line
 def test_default_agents_are_the_shipped_one_for_classic_and_rule_otherwise():
-    assert cli.default_spec(make_rules("classic")) == str(play.DEFAULT_CHECKPOINT)
+    assert cli.default_spec(make_rules("classic"), "classic") == str(shipped.SHIPPED_DIR / "default.pt")
     for preset in ("syrian41", "hearts41", "trump_by_card"):
-        assert cli.default_spec(make_rules(preset)) == "rule"
+        assert cli.default_spec(make_rules(preset), preset) == "rule"
 
 
 @pytest.mark.parametrize("args, message", [
@@ -471,6 +472,8 @@ def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address():
     proc = subprocess.Popen([sys.executable, "play.py", "--web", "--port", "0", "--rules", "syrian41", "--seed", "1"],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
+        note = proc.stdout.readline()
+        assert note.strip() == "No shipped agent is trained for rules syrian41; playing 'rule' instead."
         first = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
         assert url, first

@@ -57,7 +57,7 @@ class TeacherRollout:
         self.learned = learned  # bool[4] per phase index: only these decisions are kept
         self.env = BatchEnv(num_games=num_games, rules=rules)
         # one teacher per game, seated at all four of its seats
-        self.seating = Seating([agents.load(teacher) for _ in range(num_games)], [[i] * 4 for i in range(num_games)])
+        self.seating = Seating([agents.load(teacher, rules=rules) for _ in range(num_games)], [[i] * 4 for i in range(num_games)])
         self.steps = steps
         self.reward_scale = reward_scale
         self.gamma = gamma

@@ -11,7 +11,7 @@ from typing import Optional
 import numpy as np
 
 import agents
-from ..cli import DEFAULT_CHECKPOINT
+from ..cli import default_agent_spec
 from ..terminal import spec_label
 from tarneeb_env import Rules, make_rules
 
@@ -41,9 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def default_spec(rules: Rules) -> str:
-    """The shipped checkpoint is trained for classic rules only; every other rule set gets ``rule``."""
-    return str(DEFAULT_CHECKPOINT) if rules.name == "classic" and DEFAULT_CHECKPOINT.is_file() else "rule"
+def default_spec(rules: Rules, rules_label: str) -> str:
+    """The shipped agent trained for ``rules`` (as at the terminal), else ``rule``, saying why."""
+    spec, note = default_agent_spec(rules, rules_label)
+    if note:
+        print(note)
+    return spec
 
 
 def allowed_agents(specs: list[str]) -> dict[str, str]:
@@ -96,17 +99,17 @@ def main(argv: Optional[list[str]] = None) -> int:
             rules = dataclasses.replace(rules, target_score=args.target)
     except ValueError as e:
         parser.error(str(e))
-    default = default_spec(rules)
+    rules_label = Path(args.rules).name if args.rules.endswith((".yaml", ".yml")) else args.rules
+    default = default_spec(rules, rules_label)
     partner, opponents = args.partner or default, args.opponents or default
     extra = [s.strip() for s in args.agents.split(",") if s.strip()]
     allowed = allowed_agents([partner, opponents, default, *BUILTIN_CHOICES, *extra])
     for spec in allowed.values():
         try:
-            agents.load(spec)
+            agents.load(spec, rules=rules)  # refused when trained for other rules (unless ?rules=any)
         except (ValueError, OSError, RuntimeError, ImportError, KeyError) as e:
             parser.error(f"agent {spec!r}: {e}")
     key = {spec: k for k, spec in allowed.items()}
-    rules_label = Path(args.rules).name if args.rules.endswith((".yaml", ".yml")) else args.rules
     config = ServerConfig(rules, rules_label, allowed, key[partner], key[opponents], args.delay, args.seed, args.deals)
     try:
         sock = socket.create_server((args.host, args.port))

@@ -150,7 +150,7 @@ class Session:
         spec = self.config.allowed
         keys = {0: partner, 1: opponents, 2: partner, 3: opponents}
         self.labels = ["you"] + [keys[s] for s in (1, 2, 3)]
-        return {s: agents.load(spec[keys[s]], seed=seeds[s]) for s in seats}
+        return {s: agents.load(spec[keys[s]], rules=self.config.rules, seed=seeds[s]) for s in seats}
 
     def new_game(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
         partner, opponents = self._specs(partner, opponents)
