@@ -32,7 +32,8 @@ What it guarantees:
 The engine stays outside: the caller passes an adapter (:class:`Tables`) that
 gives action masks, observation rows and views for table indices, so the same
 seating serves a list of :class:`~tarneeb_env.game.TarneebGame` tables
-(:class:`GameTables`) and the batch engine (:class:`BatchTables`). Applying the
+(:class:`GameTables`, also the web table's one game), the batch engine (:class:`BatchTables`) and the AEC
+env (:class:`EnvTables`, the terminal game). Applying the
 actions is the caller's, as is whatever it plays itself (seat index ``-1``).
 """
 from __future__ import annotations
@@ -117,6 +118,33 @@ class BatchTables:
 
     def view(self, i: int):
         return self.env.view(int(i))
+
+
+class EnvTables:
+    """:class:`Tables` over AEC envs (``tarneeb_env.raw_env``), one table each, read through the env's own API
+    (the terminal game's single table)."""
+
+    __slots__ = ("envs",)
+
+    def __init__(self, envs: Sequence[Any]):
+        self.envs = envs
+
+    def masks(self, tables: Sequence[int]) -> np.ndarray:
+        return np.stack([self.envs[i].observe(self.envs[i].agent_selection)["action_mask"] for i in tables])
+
+    def observations(self, tables: Sequence[int]) -> list:
+        return [self.envs[i].observe(self.envs[i].agent_selection)["observation"] for i in tables]
+
+    def view(self, i: int):
+        env = self.envs[i]
+        return env.view(env.game.current)
+
+
+def seated(players: dict[int, Any]) -> "Seating":
+    """One table with ``players[seat]`` at the seats given; the others are the caller's (a human's)."""
+    seats = sorted(players)
+    return Seating([players[s] for s in seats], [[seats.index(s) if s in players else LEFT_TO_CALLER
+                                                  for s in range(4)]])
 
 
 class LazyViews(Sequence):

@@ -12,6 +12,7 @@ from rich.prompt import InvalidResponse, PromptBase
 from rich.text import Text
 
 import agents
+from agents.seating import EnvTables, seated
 from tarneeb_env import Rules, raw_env
 from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE
 from tarneeb_env.game import trick_winner
@@ -66,7 +67,8 @@ class TerminalGame:
         self.delay = delay
         self.save_dir = save_dir
         seeds = np.random.SeedSequence(self.seed).generate_state(5)
-        self.players = {s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)}  # checked for the rules by playing.cli
+        # specs were checked for the rules by playing.cli
+        self.seating = seated({s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)})
         self.hint_agent = agents.RuleAgent(seed=int(seeds[4]))
         self.glyphs = Glyphs(console.encoding)
         self.screen = Screen(self.glyphs, ["you"] + [spec_label(specs[s]) for s in (1, 2, 3)])
@@ -100,7 +102,7 @@ class TerminalGame:
             else:
                 if self.delay > 0:
                     time.sleep(self.delay)
-                action = int(self.players[seat].act(env.observe(agent), view))
+                action = int(self.seating.act([0], [seat], EnvTables([env]))[0])
                 if action not in view.legal_actions:
                     console.print(Text(f"{self.screen.seat(seat)} chose an illegal action {action}; stopping.", "red"))
                     return 1
@@ -128,8 +130,7 @@ class TerminalGame:
     def _new_deal(self) -> None:
         self.deal_number += 1
         self.last_trick = None
-        for player in self.players.values():
-            player.reset()
+        self.seating.new_deal(0)
         self.hint_agent.reset()
         view = self.env.view(0)
         self.console.rule(f"Deal {self.deal_number} {self.glyphs.dot} dealer: {SEAT_NAMES[view.dealer]}")

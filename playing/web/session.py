@@ -15,9 +15,10 @@ import numpy as np
 
 import agents
 from agents.base import Agent
+from agents.seating import GameTables, seated
 from evaluation import MAX_DEALS_PER_TABLE, DuplicateDeal, duplicate_deal
 from ..terminal import MAX_DEALS
-from tarneeb_env import Rules, TarneebGame, legal_mask
+from tarneeb_env import Rules, TarneebGame
 from tarneeb_env.cards import NUM_ACTIONS, action_str
 from tarneeb_env.game import trick_winner
 from tarneeb_env.observation import ObservationWriter
@@ -70,7 +71,8 @@ class Table:
         self.writer = ObservationWriter()
         self.game = TarneebGame(rules, np.random.default_rng(rng_seed), self.writer)
         self.game.new_game(dealer)
-        self.players = players
+        self.seating = seated(players)
+        self.tables = GameTables([self.game], [self.writer])
         self.hint = hint
         self.one_deal = one_deal
         self.records: list[dict] = []
@@ -79,8 +81,8 @@ class Table:
         self._start(deal, exposed_card)
 
     def _start(self, deal=None, exposed_card=None) -> None:
-        for agent in (*self.players.values(), self.hint):
-            agent.reset()
+        self.seating.new_deal(0)
+        self.hint.reset()
         self.game.start_deal(deal, exposed_card)
 
     @property
@@ -107,8 +109,7 @@ class Table:
     def computer_move(self) -> int:
         game = self.game
         seat = game.current
-        observation = {"observation": self.writer.buf[seat].copy(), "action_mask": legal_mask(game.legal)}
-        action = self.players[seat].act(observation, make_view(game, seat))
+        action = self.seating.act([0], [seat], self.tables)[0]
         if not game.is_legal(action):
             raise RuntimeError(f"the agent at seat {seat} chose the illegal action {action!r}")
         self.apply(int(action))
