@@ -239,7 +239,8 @@ class raw_env(AECEnv):
         try:
             action = operator.index(action)  # ints and numpy ints; not "7" or 7.0
         except TypeError:
-            raise IllegalActionError(f"{agent}: action must be an int, got {type(action).__name__} {action!r}") from None
+            raise IllegalActionError(f"{agent}: action must be an int, got {type(action).__name__} {action!r}; "
+                                     f"legal actions: {self.game.legal_actions()}") from None
         game = self.game
         result = game.apply(action)  # raises IllegalActionError, state untouched
         self._cumulative_rewards[agent] = 0

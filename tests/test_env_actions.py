@@ -23,7 +23,7 @@ def test_a_non_int_action_is_named_as_such(action, named):
     e = fresh_env()
     with pytest.raises(IllegalActionError) as info:
         e.step(action)
-    assert str(info.value) == f"player_0: action must be an int, got {named}"
+    assert str(info.value) == f"player_0: action must be an int, got {named}; legal actions: {e.game.legal_actions()}"
     assert e.agent_selection == "player_0" and e.game.auction == []  # state unchanged
 
 
