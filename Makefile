@@ -37,7 +37,7 @@ test-slow: $(TEST_STAMP)
 $(MIN_STAMP): pyproject.toml constraints-min.txt
 	$(PY) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/pip install -q --upgrade pip
-	$(MIN_VENV)/bin/pip install -q -c constraints-min.txt -e ".[dev,sb3]"
+	$(MIN_VENV)/bin/pip install -q -c constraints-min.txt -e ".[dev,ray,sb3]"
 	touch $@
 
 test-min: $(MIN_STAMP)

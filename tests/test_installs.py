@@ -42,8 +42,36 @@ def test_make_test_installs_dev_tools_and_every_tested_extra():
 
 def test_make_test_min_installs_the_lowest_versions_in_its_own_venv():
     recipes = make_recipes("test-min")
-    assert "-m venv .venv-min" in recipes and "-c constraints-min.txt" in recipes
-    assert ".venv-min/bin/python -m pytest -q" in recipes
+    assert "-m venv .venv-min" in recipes and ".venv-min/bin/python -m pytest -q" in recipes
+    assert re.findall(r"pip install -q -c constraints-min\.txt -e (\S+)", recipes) == ['".[dev,ray,sb3]"']
+
+
+def _name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _version(v: str) -> str:
+    """1.0.0, 1.0 and 1 are one version."""
+    return re.sub(r"(\.0)+$", "", v)
+
+
+def test_constraints_min_pins_each_lower_bound_of_what_test_min_installs():
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)["project"]
+    requirements = project["dependencies"] + [r for extra in ("dev", "ray", "sb3")
+                                              for r in project["optional-dependencies"][extra]]
+    bounds = {}
+    for req in requirements:
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)(\[[\w,]+\])?>=([\w.]+)", req)
+        assert m, f"{req!r}: give every dependency a lower bound (name>=version)"
+        bounds[_name(m[1])] = _version(m[3])
+    with open(os.path.join(ROOT, "constraints-min.txt"), encoding="utf-8") as f:
+        pins = dict(line.split("==") for line in f.read().split("\n") if line and not line.startswith("#"))
+    pins = {_name(k): _version(v) for k, v in pins.items()}
+    assert pins.pop("torch") == "2.13"  # the CPU build on disk, whatever the bound
+    del bounds["torch"]
+    assert pins == bounds
 
 
 def test_demo_runs_without_any_extra_or_dev_tool(tmp_path):
