@@ -192,18 +192,12 @@ def _push_auction(st, auc, i, seat, action):
 @njit(cache=True)
 def _finish_hand(st, i, rv):
     """Score a played hand; returns the game winner (-1 for none yet)."""
-    winner = rc.score_hand(
-        rv, st[i, DECLARER], st[i, BID], st[i, BIDS0 : BIDS0 + 4], st[i, TWON0 : TWON0 + 2],
-        st[i, TBS0 : TBS0 + 4], st[i, DELTA0 : DELTA0 + 2], st[i, SDELTA0 : SDELTA0 + 4],
-    )
-    for t in range(2):
-        st[i, SCORE0 + t] += st[i, DELTA0 + t]
-    for s in range(4):
-        st[i, SSCORE0 + s] += st[i, SDELTA0 + s]
-    if winner < 0:
-        winner = rc.game_winner(rv, st[i, SCORE0 : SCORE0 + 2], st[i, SSCORE0 : SSCORE0 + 4])
     st[i, HANDS_PLAYED] += 1
-    return winner
+    return rc.score_hand(
+        rv, st[i, DECLARER], st[i, BID], st[i, BIDS0 : BIDS0 + 4], st[i, TWON0 : TWON0 + 2],
+        st[i, TBS0 : TBS0 + 4], st[i, SCORE0 : SCORE0 + 2], st[i, SSCORE0 : SSCORE0 + 4],
+        st[i, DELTA0 : DELTA0 + 2], st[i, SDELTA0 : SDELTA0 + 4],
+    )
 
 
 @njit(cache=True)
@@ -216,8 +210,9 @@ def _end_deal(st, i, rv, thrown_in, winner, rotate, rewards):
     if winner >= 0:
         st[i, GAME_OVER] = 1
         st[i, WINNER] = winner
+    r = rc.team0_reward(rv, st[i, GAME_OVER], st[i, WINNER], st[i, DELTA0], st[i, DELTA0 + 1])
     for s in range(4):
-        rewards[i, s] = rc.seat_reward(rv, s, st[i, GAME_OVER], st[i, WINNER], st[i, DELTA0], st[i, DELTA0 + 1])
+        rewards[i, s] = -r if s & 1 else r
     return rc.deal_outcome(rv, st[i, GAME_OVER], thrown_in, st[i, DEALS])
 
 

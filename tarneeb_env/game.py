@@ -253,13 +253,17 @@ class TarneebGame:
 
     def _play(self, card: int) -> Optional[HandResult]:
         seat = self.current
-        hand = self.hands[seat] & ~(1 << card)
-        self.hands[seat] = hand
+        self.hands[seat] &= ~(1 << card)
         trick = self.trick
-        if trick and card // 13 != trick[0][1] // 13:
-            self.voids[seat] |= 1 << (trick[0][1] // 13)
-        trick.append((seat, card))
-        self.played.append((seat, card))
+        if trick:
+            led = trick[0][1] // 13
+            if card // 13 != led:  # failed to follow: everyone now knows the seat holds none of the suit led
+                self.voids[seat] |= 1 << led
+        else:
+            led = card // 13
+        play = (seat, card)
+        trick.append(play)
+        self.played.append(play)
         self.played_mask |= 1 << card
         w = self.writer
         if w is not None:
@@ -268,10 +272,11 @@ class TarneebGame:
             seat = (seat + 1) & 3
             self.current = seat
             hand = self.hands[seat]
-            self.legal = (hand & SUIT_MASK[trick[0][1] // 13]) or hand
+            self.legal = (hand & SUIT_MASK[led]) or hand
             return None
-        winner = trick_winner(trick, self.trump)
-        cards = [c for _, c in trick]
+        (leader, c0), (_, c1), (_, c2), (_, c3) = trick
+        winner = rc.trick_winner(leader, c0, c1, c2, c3, self.trump)  # the trump is known once play starts
+        cards = [c0, c1, c2, c3]
         self.trick = []
         self.trick_winners.append(winner)
         self.tricks_won[winner & 1] += 1
@@ -287,21 +292,16 @@ class TarneebGame:
 
     # ----------------------------------------------------------------- scoring
     def _finish_hand(self) -> HandResult:
-        rv = self._rv
+        scores, seat_scores = np.array(self.scores), np.array(self.seat_scores)
         delta, seat_delta = np.zeros(2, np.int64), np.zeros(4, np.int64)
-        declarer = -1 if self.declarer is None else self.declarer
-        winner = rc.score_hand(rv, declarer, self.bid or 0, np.array(self.bids), np.array(self.tricks_won),
-                               np.array(self.tricks_by_seat), delta, seat_delta)
-        delta, seat_delta = delta.tolist(), seat_delta.tolist()
-        for t in range(2):
-            self.scores[t] += delta[t]
-        for s in range(4):
-            self.seat_scores[s] += seat_delta[s]
-        if winner < 0:
-            winner = rc.game_winner(rv, np.array(self.scores), np.array(self.seat_scores))
+        winner = rc.score_hand(
+            self._rv, -1 if self.declarer is None else self.declarer, self.bid or 0, np.array(self.bids),
+            np.array(self.tricks_won), np.array(self.tricks_by_seat), scores, seat_scores, delta, seat_delta,
+        )
+        self.scores[:], self.seat_scores[:] = scores.tolist(), seat_scores.tolist()
         self.hands_played += 1
-        return self._end_deal(delta, seat_delta, thrown_in=False, winner=None if winner < 0 else winner,
-                              next_dealer=True)
+        return self._end_deal(delta.tolist(), seat_delta.tolist(), thrown_in=False,
+                              winner=None if winner < 0 else winner, next_dealer=True)
 
     def _throw_in(self, next_dealer: bool) -> HandResult:
         return self._end_deal((0, 0), [0, 0, 0, 0], thrown_in=True, winner=None, next_dealer=next_dealer)

@@ -45,7 +45,9 @@ def reset_options(options: Optional[dict[str, Any]], rng: np.random.Generator, w
     option. ``seat_scores`` (individual bidding) also sets the team scores unless ``scores`` is given.
     ``where`` prefixes every message (``BatchEnv`` names the game).
     """
-    options = dict(options or {})
+    if not options:  # the common case, an auto-reset: only the dealer to draw
+        return ResetOptions(int(rng.integers(4)), (0, 0), (0, 0, 0, 0), None, None)
+    options = dict(options)
     unknown = sorted(set(options) - set(OPTION_KEYS))
     if unknown:
         warnings.warn(f"{where}reset options: ignoring unknown key(s) {unknown}; known: {list(OPTION_KEYS)}",

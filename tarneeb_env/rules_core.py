@@ -160,17 +160,18 @@ def no_auction_points(rv, taken):
 
 
 @njit(cache=True)
-def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat, delta, seat_delta):
-    """Write a played hand's team (``delta``) and seat (``seat_delta``) score changes; returns the team
-    that wins the game at once by a made bid of 13 (``bid13_wins_game``), else -1."""
+def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat, scores, seat_scores, delta, seat_delta):
+    """Score a played hand: write the team (``delta``) and seat (``seat_delta``) score changes, add them to
+    ``scores`` and ``seat_scores``, and return the team that has won the game (-1: none yet)."""
     seat_delta[:] = 0
+    winner = -1
     auction = rv[R_AUCTION]
     if auction == A_TEAM:
         team = declarer & 1
         taken = tricks_won[team]
         delta[team], delta[1 - team] = team_score(rv, bid, taken)
         if rv[R_BID13_WINS] and bid == 13 and taken >= 13:
-            return team
+            winner = team
     elif auction == A_INDIVIDUAL:
         for s in range(4):
             value = individual_bid_value(bids[s])
@@ -180,7 +181,9 @@ def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat, delta, seat_
     else:
         for t in range(2):
             delta[t] = no_auction_points(rv, tricks_won[t])
-    return -1
+    scores += delta
+    seat_scores += seat_delta
+    return winner if winner >= 0 else game_winner(rv, scores, seat_scores)
 
 
 @njit(cache=True)
@@ -214,15 +217,14 @@ def game_winner(rv, scores, seat_scores):
 
 # ------------------------------------------------------------------ episode
 @njit(cache=True)
-def seat_reward(rv, seat, game_over, winner, delta0, delta1):
-    """A seat's reward when a deal ends: its team's score change minus the other's, or with ``reward: win``
-    +1 / -1 once the game is over (0 before)."""
+def team0_reward(rv, game_over, winner, delta0, delta1):
+    """Each seat of team 0's reward when a deal ends (team 1's is its negative): the score change of team 0
+    minus team 1's, or with ``reward: win`` +1 / -1 once the game is over (0 before)."""
     if rv[R_REWARD_WIN]:
         if not game_over:
             return 0
-        return 1 if seat % 2 == winner else -1
-    d = delta0 - delta1
-    return d if seat % 2 == 0 else -d
+        return 1 if winner == 0 else -1
+    return delta0 - delta1
 
 
 @njit(cache=True)

@@ -1,8 +1,8 @@
 """# Tarneeb (``tarneeb_v0``)
 
 A PettingZoo AEC environment for Tarneeb, the Levantine partnership
-trick-taking game. The rules live in :mod:`tarneeb_env.game`; this module is the
-thin adapter.
+trick-taking game. The engine is :mod:`tarneeb_env.game` (its rules are the
+functions of :mod:`tarneeb_env.rules_core`); this module is the thin adapter.
 
 | | |
 |---|---|
@@ -232,10 +232,9 @@ class raw_env(AECEnv):
         for a in AGENTS:
             self.infos[a] = {"hand_record": result.record}
         rv = self._rv
-        d0, d1 = result.score_delta
-        winner = -1 if result.winner is None else result.winner
+        r = rc.team0_reward(rv, result.game_over, -1 if result.winner is None else result.winner, *result.score_delta)
         for i, a in enumerate(AGENTS):
-            rewards[a] = rc.seat_reward(rv, i, result.game_over, winner, d0, d1)
+            rewards[a] = -r if i & 1 else r
         self._accumulate_rewards()
         outcome = rc.deal_outcome(rv, result.game_over, result.thrown_in, game.deals)
         if outcome == rc.TERMINATED:
