@@ -20,8 +20,8 @@ from numba import njit
 from . import observation as ob
 from . import rules_core as rc
 from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, PASS, TRUMP_BASE
-from .rules_core import BIDDING, DONE, GOES_ON, NEXT_DEAL, PLAY, TERMINATED, TRUMP, TRUNCATED  # noqa: F401
-from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_TARGET
+from .rules_core import BIDDING, DONE, GOES_ON, NEXT_DEAL, PLAY, TERMINATED, TRUMP, TRUNCATED  # noqa: F401 (outcomes: batch.py)
+from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_MIN_TOTAL, R_TARGET, R_TRUMP, T_LAST_CARD
 
 MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump call
 
@@ -159,7 +159,7 @@ def deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, rv, obs, m
         hands[:] = 0
         for j in range(NUM_CARDS):
             hands[(dealer + 1 + j) % 4] |= np.int64(1) << perms[k, j]
-        exposed = perms[k, NUM_CARDS - 1] if rv[rc.R_TRUMP] == rc.T_LAST_CARD else rc.NO_SUIT
+        exposed = perms[k, NUM_CARDS - 1] if rv[R_TRUMP] == T_LAST_CARD else rc.NO_SUIT
         start_deal(st, auc, plays, tw, dealt, i, hands, exposed, rv)
         _observe_game(st, auc, plays, i, rv, obs, mask, seat)
 
@@ -192,12 +192,19 @@ def _push_auction(st, auc, i, seat, action):
 @njit(cache=True)
 def _finish_hand(st, i, rv):
     """Score a played hand; returns the game winner (-1 for none yet)."""
-    st[i, HANDS_PLAYED] += 1
-    return rc.score_hand(
-        rv, st[i, DECLARER], st[i, BID], st[i, BIDS0 : BIDS0 + 4], st[i, TWON0 : TWON0 + 2],
-        st[i, TBS0 : TBS0 + 4], st[i, SCORE0 : SCORE0 + 2], st[i, SSCORE0 : SSCORE0 + 4],
-        st[i, DELTA0 : DELTA0 + 2], st[i, SDELTA0 : SDELTA0 + 4],
+    delta, seat_delta, winner = rc.score_hand(
+        rv, st[i, DECLARER], st[i, BID], st[i, BIDS0 : BIDS0 + 4], st[i, TWON0 : TWON0 + 2], st[i, TBS0 : TBS0 + 4]
     )
+    for t in range(2):
+        st[i, DELTA0 + t] = delta[t]
+        st[i, SCORE0 + t] += delta[t]
+    for s in range(4):
+        st[i, SDELTA0 + s] = seat_delta[s]
+        st[i, SSCORE0 + s] += seat_delta[s]
+    if winner < 0:
+        winner = rc.game_winner(rv, st[i, SCORE0 : SCORE0 + 2], st[i, SSCORE0 : SSCORE0 + 4])
+    st[i, HANDS_PLAYED] += 1
+    return winner
 
 
 @njit(cache=True)
@@ -260,7 +267,7 @@ def _apply(st, auc, plays, tw, i, a, rv, rewards):
             st[i, CURRENT] = (seat + 1) % 4
             return GOES_ON
         total = st[i, BIDS0] + st[i, BIDS0 + 1] + st[i, BIDS0 + 2] + st[i, BIDS0 + 3]
-        if total < rv[rc.R_MIN_TOTAL]:
+        if total < rv[R_MIN_TOTAL]:
             return _end_deal(st, i, rv, 1, -1, 1, rewards)
         _start_play(st, i, rc.first_leader(rv, st[i, DEALER], -1))
         return GOES_ON

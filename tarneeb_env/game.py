@@ -292,16 +292,20 @@ class TarneebGame:
 
     # ----------------------------------------------------------------- scoring
     def _finish_hand(self) -> HandResult:
-        scores, seat_scores = np.array(self.scores), np.array(self.seat_scores)
-        delta, seat_delta = np.zeros(2, np.int64), np.zeros(4, np.int64)
-        winner = rc.score_hand(
-            self._rv, -1 if self.declarer is None else self.declarer, self.bid or 0, np.array(self.bids),
-            np.array(self.tricks_won), np.array(self.tricks_by_seat), scores, seat_scores, delta, seat_delta,
+        rv = self._rv
+        delta, seat_delta, winner = rc.score_hand(
+            rv, -1 if self.declarer is None else self.declarer, self.bid or 0, tuple(self.bids),
+            tuple(self.tricks_won), tuple(self.tricks_by_seat),
         )
-        self.scores[:], self.seat_scores[:] = scores.tolist(), seat_scores.tolist()
+        for t in range(2):
+            self.scores[t] += delta[t]
+        for s in range(4):
+            self.seat_scores[s] += seat_delta[s]
+        if winner < 0:
+            winner = rc.game_winner(rv, tuple(self.scores), tuple(self.seat_scores))
         self.hands_played += 1
-        return self._end_deal(delta.tolist(), seat_delta.tolist(), thrown_in=False,
-                              winner=None if winner < 0 else winner, next_dealer=True)
+        return self._end_deal(delta, seat_delta, thrown_in=False, winner=None if winner < 0 else winner,
+                              next_dealer=True)
 
     def _throw_in(self, next_dealer: bool) -> HandResult:
         return self._end_deal((0, 0), [0, 0, 0, 0], thrown_in=True, winner=None, next_dealer=next_dealer)
