@@ -81,7 +81,7 @@ class BatchEnv:
         self.reward_mode = reward
         self.max_hands = max_hands
         self._rules_dict = self.rules.to_dict()
-        self._rv = rc.rule_vector(self.rules, episode, reward, max_hands)
+        self._rv = np.array(rc.rule_vector(self.rules, episode, reward, max_hands), dtype=np.int64)
         self.game_seeds = game_seeds(seed, n)
         self._rngs = [np.random.default_rng(s) for s in self.game_seeds]
         self._st = np.zeros((n, bk.NUM_COLS), dtype=np.int64)
@@ -253,6 +253,7 @@ class BatchEnv:
             r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
             tuple(map(tuple, self._plays[i, :n].tolist())), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
             tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
-            tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, legal, self.rules, r[bk.PLAYED_MASK],
+            tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, legal, self.rules,
+            r[bk.HAND0] | r[bk.HAND0 + 1] | r[bk.HAND0 + 2] | r[bk.HAND0 + 3],
             tuple(r[bk.VOID0 : bk.VOID0 + 4]),
         )

@@ -6,30 +6,38 @@ State of game ``i``: ``st[i, COL]`` (int64 scalars, columns below), ``auc[i, k]`
 ``tw[i, t]`` (trick winners) and ``dealt[i, s]`` (each seat's dealt cards,
 sorted, for the hand record). The rules themselves (legal bids, trick winner,
 scoring, game winner, rewards, episode ends) are the functions of
-:mod:`tarneeb_env.rules_core` that the Python engine calls too; rule options
-come as its int vector ``rv``. Shuffles, dealer draws and hand records stay in Python
+:mod:`tarneeb_env.rules_core` that the Python engine calls too, compiled in
+here; rule options come as its int vector ``rv``. Shuffles, dealer draws and hand records stay in Python
 (each game's numpy generator, called only when a deal ends); everything done
 per decision is here. Observations are written from this state for the seat
 to act, in the layout of :mod:`tarneeb_env.observation`.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit
+from numba.core.registry import CPUDispatcher
+from numba.extending import register_jitable
 
+from . import cards
 from . import observation as ob
 from . import rules_core as rc
 from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, PASS, TRUMP_BASE
 from .rules_core import BIDDING, DONE, GOES_ON, NEXT_DEAL, PLAY, TERMINATED, TRUMP, TRUNCATED  # noqa: F401 (outcomes: batch.py)
 from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_MIN_TOTAL, R_TARGET, R_TRUMP, T_LAST_CARD
 
+for _rule in rc.KERNEL_RULES:  # compiled into the kernels that call them; still plain Python for TarneebGame
+    register_jitable(_rule)
+
 MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump call
 
 # ---- columns of st
 (PHASE, CURRENT, DEALER, LEADER, TRUMP_SUIT, DECLARER, BID, HIGH_BID, HIGH_BIDDER, PASSED_BITS, NPASSED, EXPOSED,
- AUC_LEN, NPLAYED, GAME_OVER, WINNER, DEALS, HANDS_PLAYED, THROWN_IN, ROTATE, PLAYED_MASK) = range(21)
-BIDS0, TWON0, TBS0, SCORE0, SSCORE0, HAND0, DELTA0, SDELTA0, VOID0 = 21, 25, 27, 31, 33, 37, 41, 43, 47
-NUM_COLS = 51
+ AUC_LEN, NPLAYED, GAME_OVER, WINNER, DEALS, HANDS_PLAYED, THROWN_IN, ROTATE) = range(20)
+BIDS0, TWON0, TBS0, SCORE0, SSCORE0, HAND0, DELTA0, SDELTA0, VOID0 = 20, 24, 26, 30, 32, 36, 40, 42, 46
+NUM_COLS = 50
 
 SUIT_BITS = np.int64(0x1FFF)
 _HAND, _PLAYED, _TRICK, _BIDS = ob.HAND, ob.PLAYED, ob.TRICK, ob.BIDS
@@ -109,7 +117,6 @@ def start_deal(st, auc, plays, tw, dealt, i, hands, exposed, rv):
     st[i, BID] = 0
     st[i, TRUMP_SUIT] = -1
     st[i, NPLAYED] = 0
-    st[i, PLAYED_MASK] = 0
     st[i, TWON0] = 0
     st[i, TWON0 + 1] = 0
     st[i, DELTA0] = 0
@@ -230,7 +237,6 @@ def _apply(st, auc, plays, tw, i, a, rv, rewards):
     phase = st[i, PHASE]
     if phase == PLAY:
         st[i, HAND0 + seat] &= ~(np.int64(1) << a)
-        st[i, PLAYED_MASK] |= np.int64(1) << a
         n = st[i, NPLAYED]
         if n % 4:
             led = plays[i, n - n % 4, 1] // 13
@@ -399,3 +405,31 @@ def sample_legal(mask, u, out):
                     out[i] = a
                     break
                 k -= 1
+
+
+def _drop_stale_cache() -> None:
+    """Numba checks a cached kernel against its own file only, but these kernels compile in
+    ``rules_core``, ``observation`` and ``cards``: when one of those has changed since the cache was
+    written, drop the kernels' cache so that they recompile (once) with the rule as it now reads."""
+    kernels = [k for k in globals().values() if isinstance(k, CPUDispatcher) and hasattr(k._cache, "cache_path")]
+    if not kernels:
+        return
+    deps = [rc.__file__, ob.__file__, cards.__file__]
+    stamp = repr([(os.path.basename(f), os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in deps])
+    path = os.path.join(kernels[0]._cache.cache_path, "batch_kernels.deps")
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == stamp:
+                return
+    except OSError:
+        pass
+    for k in kernels:
+        k._cache.flush()
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(stamp)
+    except OSError:
+        pass  # a read-only install: numba itself then caches elsewhere or not at all
+
+
+_drop_stale_cache()

@@ -61,7 +61,7 @@ def no_auction_score(rules: Rules, tricks_won: tuple[int, int]) -> tuple[int, in
 
 
 @functools.lru_cache(maxsize=64)
-def _rule_vector(rules: Rules) -> np.ndarray:
+def _rule_vector(rules: Rules) -> tuple[int, ...]:
     return rc.rule_vector(rules)
 
 
@@ -112,7 +112,6 @@ class TarneebGame:
         self.trump: Optional[int] = None
         self.trick: list[tuple[int, int]] = []
         self.played: list[tuple[int, int]] = []
-        self.played_mask = 0
         self.voids = [0, 0, 0, 0]  # per seat: bit s set once the seat has failed to follow suit s
         self.trick_winners: list[int] = []
         self.tricks_won = [0, 0]
@@ -264,7 +263,6 @@ class TarneebGame:
         play = (seat, card)
         trick.append(play)
         self.played.append(play)
-        self.played_mask |= 1 << card
         w = self.writer
         if w is not None:
             w.on_play(seat, card)

@@ -1,29 +1,26 @@
-"""The scalar rules of Tarneeb, written once as numba functions that both engines call.
+"""The scalar rules of Tarneeb, written once for both engines.
 
 ``TarneebGame`` (:mod:`tarneeb_env.game`, plain Python) and the batch kernels
 (:mod:`tarneeb_env.batch_kernels`, numba) keep their state differently, one game
 of Python ints and lists against struct-of-arrays, but every rule that decides
-an outcome lives here: the legal bids, the trick winner, the three scorings, the
-game winner, the first leader, the rewards and whether an episode ends. The
+an outcome lives here: the legal bids, the first leader, the trick winner, the
+three scorings, the game winner, the rewards and whether an episode ends. The
 state machines around them only move state and call these.
 
 Why shared functions rather than ``raw_env`` as a one-game view of the numba
 state: the Python engine stays a readable phase machine that tools (``play.py``,
-the evaluator, the agents' tests) step and inspect as Python values, and calling an ``@njit``
-function from Python with ints and small tuples costs well under a microsecond
-(about what the Python trick winner it replaces took), so ``raw_env`` keeps its
-speed: within 1% of the two-engine code, measured side by side in one process.
-The functions take tuples or ints, not arrays, from Python because building
-arrays per call would cost more than the rule. The kernels inline these calls,
-so the batch engine keeps its speed too.
+the evaluator, the agents' tests) step and inspect as Python values, at its old
+speed. These are plain Python functions on ints and tuples, so the Python engine
+calls them at Python cost, with no numba start-up or dispatch (numba's first
+call in a process takes about a second); :mod:`tarneeb_env.batch_kernels`
+registers every one of :data:`KERNEL_RULES` with numba's ``register_jitable``,
+so the kernels compile them in and keep their speed. That asks of this module
+what numba can compile: ints, tuples and arrays indexed, no Python objects.
 
-Rule options reach these functions as the int64 vector of :func:`rule_vector`
-(``rv[R_...]``), which both engines build once from their :class:`Rules`.
+Rule options arrive as the ints of :func:`rule_vector` (``rv[R_...]``): a tuple
+from Python, an int64 array in the kernels.
 """
 from __future__ import annotations
-
-import numpy as np
-from numba import njit
 
 from .cards import BID_BASE, NUM_TRICKS, TRUMP_BASE
 
@@ -48,10 +45,11 @@ GOES_ON, NEXT_DEAL, TERMINATED, TRUNCATED = 0, 1, 2, 3
 TRUMP_BITS = 0xF << (TRUMP_BASE - BID_BASE)  # the four trump calls in the bits of actions BID_BASE..
 
 
-def rule_vector(rules, episode: str = "hand", reward: str = "score_diff", max_hands: int = 0) -> np.ndarray:
-    """The rule options (and an env's episode settings) as the int64 vector these functions read."""
-    return np.array(
-        [
+def rule_vector(rules, episode: str = "hand", reward: str = "score_diff", max_hands: int = 0) -> tuple[int, ...]:
+    """The rule options (and an env's episode settings) as the ints these functions read: a tuple for
+    Python callers (plain ints, fast to index), ``np.array(..., np.int64)`` for the kernels."""
+    return tuple(
+        int(x) for x in [
             rules.target_score,
             rules.first_lead == "eldest",
             rules.defenders_score == "always",
@@ -65,13 +63,11 @@ def rule_vector(rules, episode: str = "hand", reward: str = "score_diff", max_ha
             episode == "game",
             reward == "win",
             max_hands,
-        ],
-        dtype=np.int64,
+        ]
     )
 
 
 # ----------------------------------------------------------------- auction
-@njit(cache=True)
 def bid_bits(rv, high_bid, high_bidder, npassed):
     """The legal auction actions as bits of ``action - BID_BASE`` (bit 0: pass, bit b: bid b).
 
@@ -79,15 +75,14 @@ def bid_bits(rv, high_bid, high_bidder, npassed):
     pass unless ``all_pass: dealer_bids`` forces the last seat to bid after three passes.
     """
     if rv[R_AUCTION] == A_INDIVIDUAL:
-        return np.int64(((1 << 12) - 1) << 2)
+        return ((1 << 12) - 1) << 2
     low = max(rv[R_MIN_BID], high_bid + 1)
-    bids = np.int64((((1 << (NUM_TRICKS + 1 - low)) - 1) << low) if low <= NUM_TRICKS else 0)
+    bids = (((1 << (NUM_TRICKS + 1 - low)) - 1) << low) if low <= NUM_TRICKS else 0
     if rv[R_DEALER_BIDS] and high_bidder < 0 and npassed == 3:
         return bids
     return bids | 1
 
 
-@njit(cache=True)
 def first_leader(rv, dealer, declarer):
     """Who leads the first trick: the declarer, or the seat after the dealer (``first_lead: eldest``, and
     always when there is no declarer)."""
@@ -96,7 +91,6 @@ def first_leader(rv, dealer, declarer):
     return declarer
 
 
-@njit(cache=True)
 def fixed_trump(rv, exposed):
     """The trump suit the rules fix before any call (hearts, or the exposed card's suit), else ``NO_SUIT``."""
     if rv[R_TRUMP] == T_HEARTS:
@@ -107,28 +101,21 @@ def fixed_trump(rv, exposed):
 
 
 # -------------------------------------------------------------------- play
-@njit(cache=True)
 def trick_winner(leader, c0, c1, c2, c3, trump):
     """Seat that wins the trick ``leader`` led with ``c0`` (then ``c1``..``c3`` in turn): the highest trump,
     else the highest card of the suit led. ``trump`` is a suit or ``NO_SUIT``."""
     led = c0 // 13
-    best, best_key = 0, -1
-    for k in range(4):
-        card = c0 if k == 0 else (c1 if k == 1 else (c2 if k == 2 else c3))
+    best, best_key, k = 0, c0 % 13 + (100 if led == trump else 0), 0
+    for card in (c1, c2, c3):
+        k += 1
         suit = card // 13
-        if suit == trump:
-            key = 100 + card % 13
-        elif suit == led:
-            key = card % 13
-        else:
-            continue
+        key = 100 + card % 13 if suit == trump else (card % 13 if suit == led else -1)
         if key > best_key:
             best, best_key = k, key
     return (leader + best) % 4
 
 
 # ----------------------------------------------------------------- scoring
-@njit(cache=True)
 def individual_bid_value(bid):
     """Points a player wins (or loses) on an individual bid: b for 2-6, 2b for 7-12, 39 for 13."""
     if bid == 13:
@@ -136,7 +123,6 @@ def individual_bid_value(bid):
     return 2 * bid if bid >= 7 else bid
 
 
-@njit(cache=True)
 def team_score(rv, bid, taken):
     """(bidding team, defenders) score change of a team-auction hand."""
     defenders = NUM_TRICKS - taken
@@ -151,7 +137,6 @@ def team_score(rv, bid, taken):
     return -loss, defenders
 
 
-@njit(cache=True)
 def no_auction_points(rv, taken):
     """A team's score under ``auction: none``: its tricks when it took 7 or more (all 13 per ``kaboot``)."""
     if taken < 7:
@@ -162,7 +147,6 @@ def no_auction_points(rv, taken):
     return 16 if k == K_BONUS else (26 if k == K_DOUBLE else 13)
 
 
-@njit(cache=True)
 def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat):
     """A played hand's ``((team 0, team 1) score change, (seat 0..3) score change, winner)``, where winner
     is the team that wins the game at once by a made bid of 13 (``bid13_wins_game``), else -1.
@@ -190,13 +174,11 @@ def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat):
     return (d0, d1), (s0, s1, s2, s3), winner
 
 
-@njit(cache=True)
 def _individual_delta(bid, taken):
     value = individual_bid_value(bid)
     return value if taken >= bid else -value
 
 
-@njit(cache=True)
 def game_winner(rv, scores, seat_scores):
     """The team that has won the game, else -1: a team reaches ``target_score`` (under individual bidding,
     one of its players does while the partner is not below zero); when both do, the higher total wins
@@ -226,7 +208,6 @@ def game_winner(rv, scores, seat_scores):
 
 
 # ------------------------------------------------------------------ episode
-@njit(cache=True)
 def team0_reward(rv, game_over, winner, delta0, delta1):
     """Each seat of team 0's reward when a deal ends (team 1's is its negative): the score change of team 0
     minus team 1's, or with ``reward: win`` +1 / -1 once the game is over (0 before)."""
@@ -237,7 +218,6 @@ def team0_reward(rv, game_over, winner, delta0, delta1):
     return delta0 - delta1
 
 
-@njit(cache=True)
 def deal_outcome(rv, game_over, thrown_in, deals):
     """What the episode does after a deal: ends (game over, or a played hand with ``episode: hand``), is
     truncated (``max_hands`` deals), or goes on with the next deal."""
@@ -246,3 +226,10 @@ def deal_outcome(rv, game_over, thrown_in, deals):
     if deals >= rv[R_MAX_HANDS]:
         return TRUNCATED
     return NEXT_DEAL
+
+
+# what the kernels compile in (tarneeb_env.batch_kernels registers each with numba)
+KERNEL_RULES = (
+    bid_bits, first_leader, fixed_trump, trick_winner, individual_bid_value, team_score, no_auction_points,
+    score_hand, _individual_delta, game_winner, team0_reward, deal_outcome,
+)

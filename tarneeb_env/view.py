@@ -2,16 +2,16 @@
 
 Both engines build it with :func:`build_view` from the same raw values, so a view
 means the same whichever engine made it. Alongside the public history it carries
-what every card player reconstructs from it, the cards played and the suits each
-seat has shown out of, kept up to date by the engine as cards fall (DouZero's
-``InfoSet``), so agents need no state of their own between calls.
+what every card player reconstructs from it, the cards played (the cards no hand
+holds) and the suits each seat has shown out of (kept by the engine as cards
+fall), so agents need no state of their own between calls (DouZero's ``InfoSet``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-from .cards import cards_of
+from .cards import FULL_DECK, cards_of
 from .rules_core import PHASES
 from .rules import Rules
 
@@ -59,10 +59,11 @@ class PlayerView:
 
 def build_view(
     seat, dealer, phase, hand, auction, declarer, bid, trump, bids, exposed_card, leader, played, tricks_won,
-    tricks_by_seat, scores, seat_scores, to_act, legal, rules, played_mask, voids,
+    tricks_by_seat, scores, seat_scores, to_act, legal, rules, held, voids,
 ) -> PlayerView:
     """The view from an engine's raw values: ``hand`` and ``legal`` as bit masks, ``phase`` as its number,
-    ``leader`` -1 for none, ``played`` a tuple of ``(seat, card)``; the rest as the fields.
+    ``leader`` -1 for none, ``played`` a tuple of ``(seat, card)``, ``held`` the mask of every card still
+    in a hand (the rest have been played); the rest as the fields.
 
     Positional, in field order: a frozen dataclass builds twice as fast without keywords (the evaluator's
     hot path).
@@ -71,15 +72,16 @@ def build_view(
     return PlayerView(
         seat, dealer, PHASES[phase], cards_of(hand), auction, declarer, bid, trump, bids, exposed_card,
         leader if leader >= 0 else None, played[n - n % 4 :], played, tricks_won, tricks_by_seat, scores,
-        seat_scores, to_act, cards_of(legal) if to_act == seat else (), rules, played_mask, voids,
+        seat_scores, to_act, cards_of(legal) if to_act == seat else (), rules, FULL_DECK & ~held, voids,
     )
 
 
 def make_view(game, seat: int) -> PlayerView:
     """``seat``'s view of a :class:`~tarneeb_env.game.TarneebGame`."""
+    h = game.hands
     return build_view(
-        seat, game.dealer, game.phase, game.hands[seat], tuple(game.auction), game.declarer, game.bid, game.trump,
+        seat, game.dealer, game.phase, h[seat], tuple(game.auction), game.declarer, game.bid, game.trump,
         tuple(game.bids), game.exposed_card, game.leader, tuple(game.played), tuple(game.tricks_won),
         tuple(game.tricks_by_seat), tuple(game.scores), tuple(game.seat_scores), game.current, game.legal,
-        game.rules, game.played_mask, tuple(game.voids),
+        game.rules, h[0] | h[1] | h[2] | h[3], tuple(game.voids),
     )
