@@ -14,7 +14,6 @@ with the batch kernels; this class moves the state between those calls.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -51,18 +50,13 @@ def trick_winner(trick, trump: Optional[int]) -> int:
 
 def team_hand_score(rules: Rules, bid: int, taken: int) -> tuple[int, int]:
     """(bidding team, defenders) score change for a team-auction hand (:func:`rules_core.team_score`)."""
-    return rc.team_score(_rule_vector(rules), bid, taken)
+    return rc.team_score(rules.vector, bid, taken)
 
 
 def no_auction_score(rules: Rules, tricks_won: tuple[int, int]) -> tuple[int, int]:
     """Team scores under ``auction: none`` (:func:`rules_core.no_auction_points`)."""
-    rv = _rule_vector(rules)
+    rv = rules.vector
     return rc.no_auction_points(rv, tricks_won[0]), rc.no_auction_points(rv, tricks_won[1])
-
-
-@functools.lru_cache(maxsize=64)
-def _rule_vector(rules: Rules) -> tuple[int, ...]:
-    return rc.rule_vector(rules)
 
 
 class TarneebGame:
@@ -70,7 +64,7 @@ class TarneebGame:
 
     def __init__(self, rules: Rules, rng: np.random.Generator, writer=None):
         self.rules = rules
-        self._rv = _rule_vector(rules)
+        self._rv = rules.vector
         self.rng = rng
         self.writer = writer
         self.scores = [0, 0]
