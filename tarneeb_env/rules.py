@@ -8,9 +8,12 @@ through YAML and JSON (``Rules(**d)`` / ``rules.to_dict()``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Union
+
+from .rules_core import rule_vector
 
 _CHOICES = {
     "first_lead": ("declarer", "eldest"),
@@ -86,6 +89,11 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    @functools.cached_property
+    def vector(self) -> tuple[int, ...]:
+        """The options as the ints the functions of :mod:`tarneeb_env.rules_core` read, built once."""
+        return rule_vector(self)
 
     @property
     def name(self) -> str:
