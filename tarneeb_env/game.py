@@ -43,9 +43,11 @@ class HandResult:
 
 
 def trick_winner(trick, trump: Optional[int]) -> int:
-    """Seat that wins a trick of four ``(seat, card)`` pairs (:func:`rules_core.trick_winner`)."""
-    (leader, c0), (_, c1), (_, c2), (_, c3) = trick
-    return rc.trick_winner(leader, c0, c1, c2, c3, rc.NO_SUIT if trump is None else trump)
+    """Seat that wins a trick of ``(seat, card)`` pairs (:func:`rules_core.trick_winner`); for a trick still in
+    progress (1-3 cards), the seat winning it so far."""
+    leader, c0 = trick[0]
+    cards = [c for _, c in trick] + [c0] * (4 - len(trick))  # the led card again never beats the best so far
+    return rc.trick_winner(leader, *cards, rc.NO_SUIT if trump is None else trump)
 
 
 def team_hand_score(rules: Rules, bid: int, taken: int) -> tuple[int, int]:

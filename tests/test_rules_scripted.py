@@ -257,3 +257,13 @@ def test_bad_reset_options():
         e.reset(options={"deal": [[0] * 13] * 4})
     with pytest.raises(ValueError, match="dealer"):
         e.reset(options={"dealer": 4})
+
+
+def test_trick_winner_of_a_trick_in_progress_is_the_seat_winning_it_so_far():
+    from tarneeb_env.game import trick_winner
+
+    assert trick_winner([(2, 5)], None) == 2  # the lead alone
+    assert trick_winner([(2, 5), (3, 9)], None) == 3  # higher club
+    assert trick_winner([(2, 5), (3, 9), (0, 14)], None) == 3  # a diamond discard does not win
+    assert trick_winner([(2, 5), (3, 9), (0, 14)], 1) == 0  # ... unless diamonds are trump
+    assert trick_winner([(2, 5), (3, 9), (0, 14), (1, 12)], 1) == 0
