@@ -15,8 +15,6 @@ phases the policy does not learn, are dropped.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 
@@ -25,27 +23,9 @@ from agents.model import ActorCritic, log_probs_entropy, phase_of
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
 
+from .batch import Batch
 from .ppo import gae_per_seat, minibatch_steps
-
-
-@dataclass
-class TeacherBatch:
-    """Teacher decisions of finished hands: one row each."""
-
-    obs: torch.Tensor  # (B, 678) float32
-    mask: torch.Tensor  # (B, 70) bool
-    actions: torch.Tensor  # (B,) int64, the teacher's choice
-    returns: torch.Tensor  # (B,) float32 value targets (reward * reward_scale)
-
-    def __len__(self) -> int:
-        return int(self.actions.shape[0])
-
-    def select(self, idx: torch.Tensor) -> "TeacherBatch":
-        return TeacherBatch(self.obs[idx], self.mask[idx], self.actions[idx], self.returns[idx])
-
-    def to(self, device: torch.device) -> "TeacherBatch":
-        return TeacherBatch(self.obs.to(device), self.mask.to(device), self.actions.to(device),
-                            self.returns.to(device))
+from .seeds import teacher_seeds
 
 
 class TeacherRollout:
@@ -60,13 +40,13 @@ class TeacherRollout:
         self.reward_scale = reward_scale
         self.gamma = gamma
 
-    def collect(self, seed: int) -> TeacherBatch:
-        seeds = np.random.SeedSequence([seed, 0x7EAC]).generate_state(2)
-        for agent, s in zip(self.teachers, np.random.SeedSequence(int(seeds[0])).generate_state(len(self.teachers))):
-            agent.seed(int(s))
+    def collect(self, seed: int) -> Batch:
+        agent_seeds, deal_seed = teacher_seeds(seed, len(self.teachers))
+        for agent, s in zip(self.teachers, agent_seeds):
+            agent.seed(s)
             agent.reset()
         N, T = self.env.num_games, self.steps
-        obs, mask, seat = self.env.reset(seed=int(seeds[1]))
+        obs, mask, seat = self.env.reset(seed=deal_seed)
         all_obs = np.zeros((T, N, obs.shape[1]), dtype=np.float32)
         all_mask = np.zeros((T, N, mask.shape[1]), dtype=bool)
         actions = np.zeros((T, N), dtype=np.int64)
@@ -87,15 +67,13 @@ class TeacherRollout:
         tt, gg = np.nonzero(dones)
         np.maximum.at(last_done, gg, tt)
         keep = (np.arange(T)[:, None] <= last_done[None, :]) & self.learned[phase_of(all_obs)]
-        return TeacherBatch(
-            obs=torch.from_numpy(all_obs[keep]),
-            mask=torch.from_numpy(all_mask[keep]),
-            actions=torch.from_numpy(actions[keep]),
-            returns=torch.from_numpy(returns[keep]),
-        )
+        returns = returns[keep]
+        zeros = np.zeros_like(returns)
+        return Batch(all_obs[keep], all_mask[keep], actions[keep], logp=zeros, values=zeros, advantages=returns,
+                     returns=returns)
 
 
-def bc_loss(model: ActorCritic, mb: TeacherBatch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+def bc_loss(model: ActorCritic, mb: Batch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Masked cross-entropy on the teacher's actions plus ``vf_coef`` times the value loss."""
     logits, values = model(mb.obs, mb.mask)
     logp_all, _ = log_probs_entropy(logits)
@@ -113,7 +91,7 @@ def bc_loss(model: ActorCritic, mb: TeacherBatch, vf_coef: float) -> tuple[torch
 def bc_update(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
-    data: TeacherBatch,
+    data: Batch,
     *,
     epochs: int,
     minibatch_size: int,
@@ -139,7 +117,7 @@ def bc_update(
 
 
 @torch.no_grad()
-def agreement(model: ActorCritic, data: TeacherBatch) -> float:
+def agreement(model: ActorCritic, data: Batch) -> float:
     """Share of decisions with a choice (two or more legal actions) where the greedy policy picks the teacher's."""
     choice = data.mask.sum(-1) > 1
     if not choice.any():

@@ -1,0 +1,176 @@
+"""Rollouts in one child process, so they run on the second core while the learner updates.
+
+``rollout.backend: process``: a child started with multiprocessing's ``spawn``
+(no forked torch or OpenMP state) runs a :class:`LocalRollout` on one torch
+thread. :meth:`ProcessRollout.submit` sends one collection's inputs and returns
+at once; :meth:`ProcessRollout.gather` waits for its :class:`Batch`: the same
+interface as the Ray backend, which lets the trainer overlap the next
+collection with the current update (``rollout.lag: 1``).
+
+What crosses the pipe: the weights as numpy arrays with every submission
+(about 1 MB for the 256x256 model), each pool snapshot once (the child keeps
+the ones still in the pool), and the batch back. A collection depends only on
+(weights, pool, seed), so the child's batch equals a :class:`LocalRollout`'s
+in the learner (given the same torch thread count).
+
+Failure: the learner never waits blindly. :meth:`gather` polls the pipe and
+checks that the child is alive; a child that died (killed, out of memory) is
+restarted and the collection resubmitted, up to ``retries`` times, and then the
+iteration fails with an error naming the exit code; an exception inside the
+child comes back with its traceback; a collection running past ``timeout``
+seconds kills the child and fails. :meth:`close`, the trainer's exit path and
+garbage collection stop the child, which also exits by itself when the
+learner's end of the pipe closes (the learner killed), so no process is left behind.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+import traceback
+import weakref
+from typing import Any
+
+import numpy as np
+import torch
+
+from tarneeb_env import Rules
+
+from .batch import Batch
+from .config import Config
+from .rollout import LocalRollout, PoolEntry
+
+POLL_SECONDS = 0.2  # how often a waiting learner checks that the child is alive
+
+
+class RolloutProcessError(RuntimeError):
+    """The rollout process died, timed out or raised; the message says which and how often."""
+
+
+def _numpy(sd: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    return {k: v.detach().cpu().numpy() for k, v in sd.items()}
+
+
+def _tensors(sd: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    return {k: torch.from_numpy(v) for k, v in sd.items()}
+
+
+def serve(conn, cfg: Config, rules: Rules) -> None:
+    """The child's loop: one ``(seed, weights, pool, new snapshots)`` message in, one result out."""
+    torch.set_num_threads(1)
+    rollout = LocalRollout(cfg, rules)
+    snapshots: dict[str, dict[str, torch.Tensor]] = {}
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):  # the learner is gone
+            return
+        if msg is None:
+            return
+        seed, weights, entries, new = msg
+        snapshots.update({name: _tensors(sd) for name, sd in new.items()})
+        snapshots = {name: sd for name, sd in snapshots.items() if name in {n for n, _ in entries}}
+        pool = [PoolEntry(name, w, snapshots.get(name)) for name, w in entries]
+        try:
+            reply = ("ok", rollout.collect(_tensors(weights), pool, seed))
+        except Exception:  # noqa: BLE001 - sent back whole to the learner, which raises it
+            reply = ("error", traceback.format_exc())
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):
+            return
+
+
+def _stop(proc, conn) -> None:
+    """Ask the child to exit, then make sure it has (terminate, kill) and reap it."""
+    try:
+        conn.send(None)
+    except (BrokenPipeError, OSError):
+        pass
+    conn.close()
+    proc.join(timeout=5)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(timeout=5)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+
+
+class ProcessRollout:
+    """A :class:`LocalRollout` in a spawned child process; ``submit``/``gather``/``collect``/``close``."""
+
+    def __init__(self, cfg: Config, rules: Rules, timeout: float = 600.0, retries: int = 1):
+        self.cfg, self.rules = cfg, rules
+        self.timeout, self.retries = timeout, retries
+        self.proc = None
+        self.restarts = 0  # children restarted after dying, over the run
+        self._conn = None
+        self._sent: set[str] = set()  # snapshots the child holds
+        self._finalizer = None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    def _start(self) -> None:
+        ctx = mp.get_context("spawn")
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=serve, args=(child, self.cfg, self.rules), name="tarneeb-rollout", daemon=True)
+        proc.start()
+        child.close()
+        self.proc, self._conn, self._sent = proc, parent, set()
+        self._finalizer = weakref.finalize(self, _stop, proc, parent)
+
+    def _send(self, handle: dict[str, Any]) -> None:
+        if self.proc is None:
+            self._start()
+        pool: list[PoolEntry] = handle["pool"]
+        new = {e.name: _numpy(e.state_dict) for e in pool if e.kind == "snapshot" and e.name not in self._sent}
+        self._conn.send((handle["seed"], handle["weights"], [(e.name, e.weight) for e in pool], new))
+        self._sent = {e.name for e in pool if e.kind == "snapshot"}
+
+    def submit(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> dict[str, Any]:
+        """Send one collection to the child (started on first use); :meth:`gather` waits for it."""
+        handle = {"weights": _numpy(weights), "pool": list(pool), "seed": int(seed), "start": time.perf_counter()}
+        self._send(handle)
+        return handle
+
+    def gather(self, handle: dict[str, Any]) -> Batch:
+        """The batch of ``handle``'s collection; restarts a dead child and resubmits, up to ``retries`` times."""
+        attempt = 0
+        while True:
+            deadline = time.monotonic() + self.timeout
+            while not self._conn.poll(POLL_SECONDS):
+                if not self.proc.is_alive():
+                    break
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise RolloutProcessError(f"rollout process: no result after rollout.timeout = "
+                                              f"{self.timeout:g} s; it was stopped")
+            try:
+                status, payload = self._conn.recv()
+            except (EOFError, OSError):  # died: the pipe closed
+                self.proc.join(timeout=5)
+                code = self.proc.exitcode
+                self.close()
+                if attempt == self.retries:
+                    raise RolloutProcessError(
+                        f"rollout process died (exit code {code}) {self.retries + 1} time(s) in one collection; "
+                        "see its output above, or set rollout.backend: local to run rollouts in this process"
+                    ) from None
+                attempt += 1
+                self.restarts += 1
+                self._send(handle)
+                continue
+            if status == "error":
+                raise RolloutProcessError(f"rollout process raised:\n{payload}")
+            return payload
+
+    def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> Batch:
+        return self.gather(self.submit(weights, pool, seed))
+
+    def close(self) -> None:
+        """Stop the child (a later :meth:`submit` starts a new one)."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self.proc = self._conn = self._finalizer = None
