@@ -18,13 +18,17 @@ checks that the child is alive; a child that died (killed, out of memory) is
 restarted and the collection resubmitted, up to ``retries`` times, and then the
 iteration fails with an error naming the exit code; an exception inside the
 child comes back with its traceback; a collection running past ``timeout``
-seconds kills the child and fails. :meth:`close`, the trainer's exit path and
+seconds kills the child and fails.
+
+The child is spawned, so a script that drives a :class:`training.Trainer` with this
+backend needs the usual ``if __name__ == "__main__":`` guard (``train.py`` has it). :meth:`close`, the trainer's exit path and
 garbage collection stop the child, which also exits by itself when the
 learner's end of the pipe closes (the learner killed), so no process is left behind.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import time
 import traceback
 import weakref
@@ -56,6 +60,7 @@ def _tensors(sd: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
 
 def serve(conn, cfg: Config, rules: Rules) -> None:
     """The child's loop: one ``(seed, weights, pool, new snapshots)`` message in, one result out."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle; it stops this process
     torch.set_num_threads(1)
     rollout = LocalRollout(cfg, rules)
     snapshots: dict[str, dict[str, torch.Tensor]] = {}
