@@ -50,7 +50,7 @@ def load_checkpoint(path: str) -> dict[str, Any]:
 
 def model_from_checkpoint(data: dict[str, Any]) -> ActorCritic:
     arch = data["model"]
-    model = ActorCritic(arch["hidden"], arch["obs_size"], arch["num_actions"])
+    model = ActorCritic(arch["hidden"], arch["obs_size"], arch["num_actions"], arch.get("critic", "shared"))
     model.load_state_dict(data["state_dict"])
     return model.eval()
 

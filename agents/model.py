@@ -1,7 +1,10 @@
 """The actor-critic network shared by all four seats, and the agent that plays it.
 
 One MLP trunk reads the 678-float observation; a policy head gives 70 logits and
-a value head the expected rest-of-hand reward (scaled by ``reward_scale``).
+a value head the expected rest-of-hand reward (scaled by ``reward_scale``). With
+``critic="privileged"`` the value comes from a separate MLP that also reads the
+other seats' cards (:mod:`tarneeb_env.privileged`), during training only: the
+policy's inputs stay the seat's observation, so a table never needs them.
 Illegal actions are masked to a large negative logit (not ``-inf``, so that
 ``p * log p`` stays 0 in the entropy) before sampling, in the loss and in the
 entropy: their probability underflows to exactly zero.
@@ -16,48 +19,84 @@ from torch import nn
 
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE
 from tarneeb_env.observation import OFFSETS
+from tarneeb_env.privileged import PRIV_SIZE
 
 from .base import Agent
 
 MASKED_LOGIT = -1e9
 PHASE_NAMES = ("bidding", "trump", "play")
+CRITICS = ("shared", "privileged")
 _PHASE = OFFSETS["phase"]
 
 
-class ActorCritic(nn.Module):
-    """MLP trunk (tanh) with a policy head and a value head."""
+def _mlp(width: int, hidden: Sequence[int]) -> tuple[nn.Sequential, int]:
+    layers: list[nn.Module] = []
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.Tanh()]
+        width = h
+    return nn.Sequential(*layers), width
 
-    def __init__(self, hidden: Sequence[int] = (256, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS):
+
+def _init_trunk(trunk: nn.Sequential) -> None:
+    for m in trunk:
+        if isinstance(m, nn.Linear):
+            nn.init.orthogonal_(m.weight, gain=np.sqrt(2))
+            nn.init.zeros_(m.bias)
+
+
+class ActorCritic(nn.Module):
+    """MLP trunk (tanh) with a policy head and a value head; the value head on its own trunk over
+    observation + hidden hands when ``critic="privileged"``."""
+
+    def __init__(self, hidden: Sequence[int] = (256, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
+                 critic: str = "shared"):
         super().__init__()
+        if critic not in CRITICS:
+            raise ValueError(f"critic: expected one of {', '.join(CRITICS)}, got {critic!r}")
         self.hidden = [int(h) for h in hidden]
         self.obs_size = obs_size
         self.num_actions = num_actions
-        layers: list[nn.Module] = []
-        width = obs_size
-        for h in self.hidden:
-            layers += [nn.Linear(width, h), nn.Tanh()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        self.critic = critic
+        self.trunk, width = _mlp(obs_size, self.hidden)
         self.policy = nn.Linear(width, num_actions)
-        self.value = nn.Linear(width, 1)
-        for m in self.trunk:
-            if isinstance(m, nn.Linear):
-                nn.init.orthogonal_(m.weight, gain=np.sqrt(2))
-                nn.init.zeros_(m.bias)
+        if critic == "privileged":
+            self.critic_trunk, cwidth = _mlp(obs_size + PRIV_SIZE, self.hidden)
+        else:
+            self.critic_trunk, cwidth = None, width
+        self.value = nn.Linear(cwidth, 1)
+        # initialised in this order so that a shared-critic net draws the same weights from a seed as before
+        _init_trunk(self.trunk)
         nn.init.orthogonal_(self.policy.weight, gain=0.01)
         nn.init.zeros_(self.policy.bias)
         nn.init.orthogonal_(self.value.weight, gain=1.0)
         nn.init.zeros_(self.value.bias)
+        if self.critic_trunk is not None:
+            _init_trunk(self.critic_trunk)
+
+    @property
+    def privileged(self) -> bool:
+        return self.critic == "privileged"
 
     def arch(self) -> dict[str, Any]:
         """What is needed to rebuild this network (stored in checkpoints)."""
-        return {"hidden": list(self.hidden), "obs_size": self.obs_size, "num_actions": self.num_actions}
+        return {"hidden": list(self.hidden), "obs_size": self.obs_size, "num_actions": self.num_actions,
+                "critic": self.critic}
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits (B, 70) and values (B,). ``mask`` is bool or 0/1 (B, 70)."""
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor,
+                priv: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (B, 70) and values (B,). ``mask`` is bool or 0/1 (B, 70); ``priv`` (B, 156) the
+        hidden hands, required by a privileged critic."""
         x = self.trunk(obs)
         logits = masked_logits(self.policy(x), mask)
-        return logits, self.value(x).squeeze(-1)
+        if self.critic_trunk is None:
+            return logits, self.value(x).squeeze(-1)
+        if priv is None:
+            raise ValueError("a privileged critic needs the hidden hands (priv); at a table use policy_logits()")
+        return logits, self.value(self.critic_trunk(torch.cat([obs, priv], dim=-1))).squeeze(-1)
+
+    def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked logits from the observation alone: all a table needs, whatever the critic."""
+        return masked_logits(self.policy(self.trunk(obs)), mask)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -136,7 +175,7 @@ class PolicyAgent(Agent):
         idx = np.flatnonzero(mine)
         if idx.size:
             with torch.no_grad():
-                logits, _ = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]))
+                logits = self.model.policy_logits(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]))
             if self.sample:
                 probs = torch.softmax(logits.double(), -1).numpy()
                 cdf = np.cumsum(probs, axis=1)

@@ -24,6 +24,7 @@ from . import batch_kernels as bk
 from .cards import NUM_ACTIONS, action_str, cards_of
 from .game import PHASES, IllegalActionError, validate_deal
 from .observation import OBS_SIZE
+from .privileged import hidden_hands
 from .rules import RulesSpec, make_rules
 from .view import PlayerView
 
@@ -307,3 +308,10 @@ class BatchEnv:
             legal_actions=self._legal_actions(i) if seat == to_act else (),
             rules=self.rules,
         )
+
+    def privileged(self) -> np.ndarray:
+        """float32 (N, 156): the other seats' cards from each acting seat's side, for a training-time
+        critic only (:mod:`tarneeb_env.privileged`); no agent at a table may read them."""
+        if not self._ready:
+            raise RuntimeError("BatchEnv.privileged called before reset()")
+        return hidden_hands(self._st[:, bk.HAND0 : bk.HAND0 + 4], self._st[:, bk.CURRENT])

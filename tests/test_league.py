@@ -1,0 +1,79 @@
+"""The fictitious-play league: membership, sampling weights, margins, state."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from training.league import MARGIN_DECAY, League
+
+
+def sd(x: float) -> dict[str, torch.Tensor]:
+    return {"w": torch.full((2,), x)}
+
+
+def weights_of(league: League) -> dict[str, float]:
+    return {e.name: e.weight for e in league.entries()}
+
+
+def test_without_snapshots_the_learner_stands_in_for_them():
+    league = League({"current": 0.2, "snapshots": 0.6, "rule": 0.2}, max_snapshots=3)
+    assert weights_of(league) == pytest.approx({"current": 0.8, "rule": 0.2})
+
+
+def test_uniform_sampling_shares_the_snapshot_weight_equally_and_keeps_the_newest():
+    league = League({"snapshots": 0.9, "rule": 0.1}, max_snapshots=3)
+    for it in (10, 20, 30, 40):
+        league.add_snapshot(it, sd(it))
+    w = weights_of(league)
+    assert list(w) == ["snapshot:20", "snapshot:30", "snapshot:40", "rule"]
+    assert w["snapshot:20"] == pytest.approx(0.3) and w["rule"] == pytest.approx(0.1)
+    assert league.entries()[0].state_dict["w"][0] == 20.0
+
+
+def test_pfsp_weights_the_snapshots_the_learner_does_worst_against():
+    league = League({"snapshots": 1.0}, max_snapshots=4, sampling="pfsp", pfsp_scale=2.0)
+    for it in (1, 2, 3):
+        league.add_snapshot(it, sd(it))
+    league.record({"snapshot:1": (30.0, 10), "snapshot:2": (0.0, 10), "current": (5.0, 5)})
+    w = weights_of(league)
+    raw = {1: math.exp(-3.0 / 2), 2: 1.0, 3: 1.0}  # snapshot 3 not met yet: margin 0
+    total = sum(raw.values())
+    assert w == pytest.approx({f"snapshot:{k}": v / total for k, v in raw.items()})
+    assert "current" not in league.margins
+
+
+def test_margins_are_a_moving_average_and_leave_with_their_snapshot():
+    league = League({"snapshots": 1.0}, max_snapshots=1, sampling="pfsp")
+    league.add_snapshot(1, sd(1))
+    league.record({"snapshot:1": (4.0, 2)})
+    league.record({"snapshot:1": (0.0, 4), "rule": (0.0, 0)})
+    assert league.margins == pytest.approx({"snapshot:1": MARGIN_DECAY * 2.0})
+    league.add_snapshot(2, sd(2))
+    assert league.margins == {}
+
+
+def test_scalars_name_each_member_weight_and_margin():
+    league = League({"current": 0.5, "snapshots": 0.5}, max_snapshots=2)
+    league.add_snapshot(5, sd(5))
+    league.record({"snapshot:5": (-3.0, 3)})
+    s = league.scalars()
+    assert s == pytest.approx({"league/weight/current": 0.5, "league/weight/snapshot_5": 0.5,
+                               "league/margin/snapshot_5": -1.0})
+
+
+def test_state_round_trip_is_exact():
+    league = League({"snapshots": 1.0}, max_snapshots=3, sampling="pfsp")
+    league.add_snapshot(1, sd(1))
+    league.add_snapshot(2, sd(2))
+    league.record({"snapshot:1": (1.5, 3)})
+    other = League({"snapshots": 1.0}, max_snapshots=3, sampling="pfsp")
+    other.load_state(league.state())
+    assert weights_of(other) == weights_of(league) and other.margins == league.margins
+    assert torch.equal(other.snapshots[1][1]["w"], sd(2)["w"])
+
+
+def test_unknown_sampling_is_refused():
+    with pytest.raises(ValueError, match="sampling: expected one of uniform, pfsp"):
+        League({}, 1, sampling="elo")

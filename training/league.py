@@ -1,0 +1,127 @@
+"""The fictitious-play league: who the learner plays against, and how it is doing against each.
+
+Members are the learner itself (``current``), frozen snapshots of it (one joins every
+``selfplay.snapshot_interval`` iterations; the oldest leaves past ``max_snapshots``) and optional
+built-in or checkpoint agents (any other key of ``selfplay.weights``). Each member kind has its weight
+in ``selfplay.weights``; the ``snapshots`` weight is shared among the snapshots either uniformly
+(``selfplay.sampling: uniform``, classic fictitious play) or toward the snapshots the learner does
+worst against (``pfsp``, prioritised fictitious self-play as in AlphaStar): snapshot ``i`` gets
+``exp(-margin_i / pfsp_scale)``, where ``margin_i`` is an exponential moving average of the learner's
+points per hand against it (a snapshot not yet met counts as margin 0).
+
+Kita et al. 2024 (bridge bidding, PPO + fictitious self-play) and the history of this toolkit (a
+learner trained against ``rule`` alone learns ``rule``'s weaknesses) are why the default recipe plays
+mostly against its own past. The league's state (snapshots and margins) is part of the checkpoint,
+so ``--resume`` continues it exactly. :func:`ladder` rates the snapshots against each other (and
+``rule``) on a fixed deal set, so a user can see that later members are stronger.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import torch
+
+from .rollout import PoolEntry
+
+SAMPLINGS = ("uniform", "pfsp")
+MARGIN_DECAY = 0.9  # weight of the old margin estimate at each update: ~10 iterations of memory
+
+
+class League:
+    """Sampling weights over ``current``, snapshots and agents, with the learner's margin against each."""
+
+    def __init__(self, weights: dict[str, float], max_snapshots: int, sampling: str = "uniform",
+                 pfsp_scale: float = 1.0):
+        if sampling not in SAMPLINGS:
+            raise ValueError(f"sampling: expected one of {', '.join(SAMPLINGS)}, got {sampling!r}")
+        self.weights = dict(weights)
+        self.max_snapshots = max_snapshots
+        self.sampling = sampling
+        self.pfsp_scale = float(pfsp_scale)
+        self.snapshots: list[tuple[int, dict[str, torch.Tensor]]] = []
+        self.margins: dict[str, float] = {}  # member name -> EMA of the learner's points per hand against it
+
+    # ------------------------------------------------------------------ membership
+    def add_snapshot(self, iteration: int, state_dict: dict[str, torch.Tensor]) -> None:
+        self.snapshots.append((iteration, {k: v.detach().cpu().clone() for k, v in state_dict.items()}))
+        for it, _ in self.snapshots[: -self.max_snapshots]:
+            self.margins.pop(f"snapshot:{it}", None)
+        del self.snapshots[: -self.max_snapshots]
+
+    def _snapshot_shares(self) -> list[float]:
+        if self.sampling == "uniform":
+            return [1.0 / len(self.snapshots)] * len(self.snapshots)
+        raw = [math.exp(-self.margins.get(f"snapshot:{it}", 0.0) / self.pfsp_scale) for it, _ in self.snapshots]
+        total = sum(raw)
+        return [r / total for r in raw]
+
+    def entries(self) -> list[PoolEntry]:
+        """The members with their sampling weights (summing to the weights' total)."""
+        out = []
+        current = self.weights.get("current", 0.0)
+        snap_w = self.weights.get("snapshots", 0.0)
+        if snap_w > 0 and not self.snapshots:
+            current += snap_w  # no snapshot yet: the learner stands in for them
+        elif snap_w > 0:
+            for (it, sd), share in zip(self.snapshots, self._snapshot_shares()):
+                out.append(PoolEntry(f"snapshot:{it}", snap_w * share, sd))
+        if current > 0:
+            out.insert(0, PoolEntry("current", current))
+        for name, w in self.weights.items():
+            if name not in ("current", "snapshots") and w > 0:
+                out.append(PoolEntry(name, w))
+        return out
+
+    # ------------------------------------------------------------------ results
+    def record(self, margins: dict[str, tuple[float, int]]) -> None:
+        """Fold in one iteration's results: member name -> (sum of the learner's hand margins, hands)."""
+        for name, (total, hands) in margins.items():
+            if hands <= 0 or name == "current":
+                continue
+            mean = total / hands
+            old = self.margins.get(name)
+            self.margins[name] = mean if old is None else MARGIN_DECAY * old + (1 - MARGIN_DECAY) * mean
+
+    def scalars(self) -> dict[str, float]:
+        """TensorBoard scalars: each member's sampling probability and the learner's margin against it."""
+        entries = self.entries()
+        total = sum(e.weight for e in entries)
+        out = {}
+        for e in entries:
+            tag = e.name.replace(":", "_")
+            out[f"league/weight/{tag}"] = e.weight / total
+            if e.name in self.margins:
+                out[f"league/margin/{tag}"] = self.margins[e.name]
+        return out
+
+    # ------------------------------------------------------------------ checkpoint
+    def state(self) -> dict[str, Any]:
+        return {"snapshots": [{"iteration": it, "state_dict": sd} for it, sd in self.snapshots],
+                "margins": dict(self.margins)}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.snapshots = [(int(s["iteration"]), dict(s["state_dict"])) for s in state["snapshots"]]
+        self.margins = {str(k): float(v) for k, v in state.get("margins", {}).items()}
+
+
+def ladder(snapshots: Sequence[tuple[int, dict[str, torch.Tensor]]], arch: dict[str, Any], rules: Any,
+           deals: int, seed: int, others: Sequence[str] = ("rule",), workers: int = 1,
+           current: Optional[dict[str, torch.Tensor]] = None) -> dict[str, float]:
+    """Ratings (points per deal, summing to 0) of the snapshots, ``current`` and ``others`` in a round
+    robin on the fixed deal set ``seed``: a rising ladder says the league improves."""
+    from agents.model import ActorCritic, PolicyAgent
+    from evaluation import round_robin
+
+    entries: list[Any] = []
+    members = list(snapshots) + ([("current", current)] if current is not None else [])
+    for it, sd in members:
+        model = ActorCritic(arch["hidden"], critic=arch.get("critic", "shared"))
+        model.load_state_dict(sd)
+        agent = PolicyAgent(model)
+        agent.name = f"snapshot_{it}" if it != "current" else "current"
+        entries.append(agent)
+    entries.extend(others)
+    if len(entries) < 2:
+        return {}
+    return dict(round_robin(entries, deals=deals, seed=seed, rules=rules, workers=workers).ratings)
