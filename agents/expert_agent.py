@@ -14,14 +14,7 @@ from tarneeb_env.cards import BID_BASE, FULL_DECK, PASS, TRUMP_BASE, cards_of, m
 from tarneeb_env.game import individual_bid_value, no_auction_score, team_hand_score
 
 from . import dds
-from .rule_agent import (
-    RuleAgent,
-    contract_value,
-    hand_tricks,
-    high_bid,
-    pass_value,
-    tracker_for,
-)
+from .rule_agent import RuleAgent, contract_value, hand_tricks, high_bid, pass_value
 
 AUCTION_POOL = 4  # layouts drawn per layout kept when filtering by the auction (card play)
 BID_POOL = 2  # the same for bidding, where every layout drawn is solved
@@ -90,7 +83,7 @@ def _check_count(name: str, value) -> int:
 class ExpertAgent(RuleAgent):
     """PIMC + DDS. ``samples``: layouts solved per card played; ``bid_samples``: per deal for bidding.
 
-    It shares ``rule``'s phase dispatch and play tracking and replaces its three decisions.
+    It shares ``rule``'s phase dispatch and replaces its three decisions.
     """
 
     name = "expert"
@@ -178,8 +171,7 @@ class ExpertAgent(RuleAgent):
     # ------------------------------------------------------------------- play
     def _play(self, view) -> tuple[int, str]:
         seat, team = view.seat, view.seat & 1
-        tr = tracker_for(self._tracks, view)
-        layouts = self._likely_layouts(view, tr.played, tr.void, self.samples)
+        layouts = self._likely_layouts(view, view.played_mask, view.voids, self.samples)
         trick = view.trick
         leader = trick[0][0] if trick else seat
         trick_cards = [c for _, c in trick]

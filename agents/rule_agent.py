@@ -3,7 +3,8 @@
 It is the baseline every learned agent is measured against, and the ``hint`` of the
 terminal game, so it must be both sensible and fast: hands are 52-bit int masks, a suit is
 13 bits (bit r = rank r), suit valuations come from tables built once at import, and the
-cards played / voids shown are tracked incrementally per seat between calls.
+cards played and voids shown are read from the view (the engine keeps them), so the player
+holds no state between calls and serves any number of tables at once.
 
 Bidding estimates the tricks the hand takes with each suit as trump (top cards, protected
 kings and queens, trump length, short side suits that can ruff), adds the partner's
@@ -13,9 +14,8 @@ the usual card-play rules; :meth:`RuleAgent.explain` says which one chose the ca
 from __future__ import annotations
 
 import math
-from typing import Optional
 
-from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE, mask_of
+from tarneeb_env.cards import BID_BASE, FULL_DECK, PASS, TRUMP_BASE, mask_of
 from tarneeb_env.game import individual_bid_value, team_hand_score
 
 from .base import Agent
@@ -27,7 +27,6 @@ _POP = tuple(bin(r).count("1") for r in range(1 << 13))
 PARTNER_TRICKS = 2.0  # expected contribution of a partner who has said nothing (half a trick less once passed)
 TRICKS_SIGMA = 1.6  # spread of the team's tricks around the estimate
 INDIVIDUAL_SIGMA = 1.3
-MAX_TRACKERS = 4096  # per agent: tables (x seats) followed at once before the trackers are dropped
 
 
 def _side_tricks(r: int) -> float:
@@ -139,52 +138,6 @@ def _low(x: int) -> int:
     return (x & -x).bit_length() - 1
 
 
-class PlayTracker:
-    """Cards played and suits shown void: a function of ``view.played`` alone, extended
-    incrementally while each call's history continues the previous one (else rebuilt, e.g.
-    when one agent object serves several tables in turn)."""
-
-    __slots__ = ("hist", "played", "void")
-
-    def __init__(self) -> None:
-        self.hist: tuple = ()
-        self.played = 0
-        self.void = [0, 0, 0, 0]  # per seat: bit s set when the seat has shown out of suit s
-
-    def update(self, played) -> None:
-        hist = self.hist
-        n = len(hist)
-        if played is hist:
-            return
-        if len(played) < n or played[:n] != hist:
-            self.__init__()
-            n = 0
-        void = self.void
-        pm = self.played
-        for i in range(n, len(played)):
-            seat, card = played[i]
-            pm |= 1 << card
-            led = played[i - (i & 3)][1] // 13
-            if card // 13 != led:
-                void[seat] |= 1 << led
-        self.played = pm
-        self.hist = played
-
-
-def tracker_for(trackers: dict, view) -> PlayTracker:
-    """The tracker of this seat at this table: keyed by the seat and the deal's first two cards
-    played, so an agent serving many tables in turn mostly extends rather than rebuilds."""
-    played = view.played
-    key = (view.seat, played[:2])
-    tr = trackers.get(key)
-    if tr is None:
-        if len(trackers) >= MAX_TRACKERS:
-            trackers.clear()
-        tr = trackers[key] = PlayTracker()
-    tr.update(played)
-    return tr
-
-
 def _side_suits(hand: int, unseen: int, trump: int):
     """(suit, my ranks, unseen ranks) of each non-trump suit I still hold."""
     for s in range(4):
@@ -209,13 +162,6 @@ class RuleAgent(Agent):
     # bidding constants as class attributes, so a variant can be tried as a subclass
     partner_tricks = PARTNER_TRICKS
     sigma = TRICKS_SIGMA
-
-    def __init__(self, seed: Optional[int] = None):
-        super().__init__(seed)
-        self._tracks: dict[tuple, PlayTracker] = {}
-
-    def reset(self) -> None:
-        self._tracks.clear()
 
     def act(self, observation, view) -> int:
         return self.explain(view)[0]
@@ -287,13 +233,12 @@ class RuleAgent(Agent):
 
     # ------------------------------------------------------------------- play
     def _play(self, view) -> tuple[int, str]:
-        tr = tracker_for(self._tracks, view)
         hand = mask_of(view.hand)
-        unseen = ~(tr.played | hand) & 0xFFFFFFFFFFFFF
+        unseen = ~(view.played_mask | hand) & FULL_DECK
         trick = view.trick
         if not trick:
-            return self._lead(view, tr, hand, unseen)
-        return self._follow(view, tr, hand, unseen, trick)
+            return self._lead(view, hand, unseen)
+        return self._follow(view, hand, unseen, trick)
 
     def _partner_counts(self, view) -> bool:
         """Whether a trick won by the partner is as good as our own (not so under individual bids)."""
@@ -303,9 +248,10 @@ class RuleAgent(Agent):
         tbs, bids = view.tricks_by_seat, view.bids
         return tbs[p] < bids[p] or tbs[me] >= bids[me]
 
-    def _follow(self, view, tr, hand, unseen, trick) -> tuple[int, str]:
+    def _follow(self, view, hand, unseen, trick) -> tuple[int, str]:
         seat = view.seat
         trump = view.trump
+        void = view.voids
         led = trick[0][1] // 13
         wseat, wcard = trick[0]
         for s, c in trick[1:]:
@@ -324,11 +270,11 @@ class RuleAgent(Agent):
                 if ws == trump:
                     secure = (uns_trump >> (wcard % 13 + 1)) == 0
                 else:
-                    lho_ruffs = (tr.void[lho] >> led & 1) and uns_trump and not (tr.void[lho] >> trump & 1)
+                    lho_ruffs = (void[lho] >> led & 1) and uns_trump and not (void[lho] >> trump & 1)
                     secure = (uns_led >> (wcard % 13 + 1)) == 0 and not lho_ruffs
             if not secure and follow and wcard // 13 == led:
                 m = _cheapest_master(follow, uns_led)
-                if m > wcard % 13 and not (tr.void[lho] >> led & 1):
+                if m > wcard % 13 and not (void[lho] >> led & 1):
                     return shift + m, "third hand: make sure of the trick partner may lose"
             if follow:
                 return shift + _low(follow), "partner is winning: follow with the lowest card"
@@ -344,7 +290,7 @@ class RuleAgent(Agent):
             if pos == 3:
                 return shift + _low(higher), "win the trick as cheaply as possible"
             m = _cheapest_master(follow, uns_led)
-            lho_void = tr.void[lho] >> led & 1 and uns_trump and not (tr.void[lho] >> trump & 1)
+            lho_void = void[lho] >> led & 1 and uns_trump and not (void[lho] >> trump & 1)
             if m > wr and not lho_void:
                 return shift + m, "win with the cheapest sure winner"
             if pos == 2:
@@ -383,12 +329,12 @@ class RuleAgent(Agent):
             best = 13 * trump + _low((hand >> (13 * trump)) & _RANKS)
         return best, reason
 
-    def _lead(self, view, tr, hand, unseen) -> tuple[int, str]:
+    def _lead(self, view, hand, unseen) -> tuple[int, str]:
         seat = view.seat
         trump = view.trump
         partner = seat ^ 2
         opps = ((seat + 1) & 3, (seat + 3) & 3)
-        void = tr.void
+        void = view.voids
         tshift = 13 * trump
         trumps = (hand >> tshift) & _RANKS
         uns_trump = (unseen >> tshift) & _RANKS

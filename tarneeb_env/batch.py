@@ -21,14 +21,17 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import batch_kernels as bk
-from .cards import NUM_ACTIONS, action_str, cards_of
-from .game import PHASES, IllegalActionError, validate_deal
+from . import rules_core as rc
+from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, action_str, cards_of
+from .deal import draw_deal
+from .game import IllegalActionError
 from .observation import OBS_SIZE
+from .options import ResetOptions, check_env_args, reset_options
 from .privileged import hidden_hands
+from .record import hand_record
 from .rules import RulesSpec, make_rules
-from .view import PlayerView
-
-_OPTION_KEYS = ("deal", "dealer", "scores", "exposed_card")
+from .rules_core import PHASES
+from .view import PlayerView, build_view
 
 
 def game_seeds(seed: Optional[int], num_games: int) -> list[int]:
@@ -72,24 +75,19 @@ class BatchEnv:
     ):
         if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, bool) or num_games < 1:
             raise ValueError(f"num_games: must be a positive int, got {num_games!r}")
-        if episode not in ("hand", "game"):
-            raise ValueError(f"episode: {episode!r} is not one of ['hand', 'game']")
-        if reward not in ("score_diff", "win"):
-            raise ValueError(f"reward: {reward!r} is not one of ['score_diff', 'win']")
-        if not isinstance(max_hands, int) or isinstance(max_hands, bool) or max_hands < 1:
-            raise ValueError(f"max_hands: must be a positive int, got {max_hands!r}")
+        check_env_args(episode, reward, max_hands)
         n = self.num_games = int(num_games)
         self.rules = make_rules(rules)
         self.episode = episode
         self.reward_mode = reward
         self.max_hands = max_hands
         self._rules_dict = self.rules.to_dict()
-        self._rv = bk.rule_vector(self.rules, episode, reward, max_hands)
+        self._rv = rc.rule_vector(self.rules, episode, reward, max_hands)
         self.game_seeds = game_seeds(seed, n)
         self._rngs = [np.random.default_rng(s) for s in self.game_seeds]
         self._st = np.zeros((n, bk.NUM_COLS), dtype=np.int64)
         self._auc = np.zeros((n, bk.MAX_AUCTION, 3), dtype=np.int8)
-        self._plays = np.zeros((n, 52, 2), dtype=np.int8)
+        self._plays = np.zeros((n, NUM_CARDS, 2), dtype=np.int8)
         self._tw = np.zeros((n, 13), dtype=np.int8)
         self._dealt = np.zeros((n, 4, 13), dtype=np.int8)
         self._outcome = np.zeros(n, dtype=np.int8)
@@ -105,9 +103,10 @@ class BatchEnv:
 
         ``seed`` re-derives every game's generator (see :func:`game_seeds`);
         without it each game continues its own. ``options``: a list of N
-        per-game option dicts (or None), keys as ``raw_env.reset``
-        (``deal``, ``dealer``, ``scores``, ``exposed_card``); they apply to
-        this reset only, auto-resets deal at random.
+        per-game option dicts (or None), checked by the same code as
+        ``raw_env.reset``'s (:func:`tarneeb_env.options.reset_options`, each
+        message prefixed by the game); they apply to this reset only,
+        auto-resets deal at random.
         """
         n = self.num_games
         if options is not None and (isinstance(options, dict) or len(options) != n):
@@ -118,32 +117,14 @@ class BatchEnv:
             self._rngs = [np.random.default_rng(s) for s in self.game_seeds]
         random_games, perms, dealers = [], [], []
         for i in range(n):
-            opts = dict(options[i] or {}) if options is not None else {}
-            unknown = sorted(set(opts) - set(_OPTION_KEYS))
-            if unknown:
-                raise ValueError(f"options[{i}]: unknown key(s) {unknown}; allowed: {list(_OPTION_KEYS)}")
             rng = self._rngs[i]
-            dealer = opts.get("dealer")
-            if dealer is None:
-                dealer = int(rng.integers(4))
-            if not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
-                raise ValueError(f"options[{i}]['dealer'] must be a seat 0..3, got {dealer!r}")
-            scores = opts.get("scores", (0, 0))
-            if len(scores) != 2:
-                raise ValueError(f"options[{i}]['scores'] must be [a, b], got {scores!r}")
-            if opts.get("deal") is None:
-                if tuple(scores) == (0, 0):
-                    random_games.append(i)
-                    dealers.append(int(dealer))
-                    perms.append(rng.permutation(52))
-                    continue
-                hands, exposed = None, None
+            opts = reset_options(options[i] if options is not None else None, rng, where=f"options[{i}]: ")
+            if opts.plain:
+                random_games.append(i)
+                dealers.append(opts.dealer)
+                perms.append(rng.permutation(NUM_CARDS))  # the draw of deal_cards, dealt in the kernel
             else:
-                try:
-                    hands, exposed = validate_deal(opts["deal"], dealer, opts.get("exposed_card"))
-                except ValueError as e:
-                    raise ValueError(f"options[{i}]: {e}") from None
-            self._start_game(i, int(dealer), scores, hands, exposed)
+                self._start_game(i, opts)
         if random_games:
             bk.deal_from_perms(
                 *self._state(), np.array(random_games, dtype=np.int64), np.array(perms, dtype=np.int64),
@@ -153,20 +134,11 @@ class BatchEnv:
         self._ready = True
         return self._observe()
 
-    def _start_game(self, i: int, dealer: int, scores, hands, exposed) -> None:
-        """A new game with given scores (and maybe a fixed deal), drawing as ``TarneebGame.start_deal`` does."""
-        rng = self._rngs[i]
-        bk.new_game(self._st, i, dealer, int(scores[0]), int(scores[1]))
-        if hands is None:
-            perm = rng.permutation(52)
-            hands = [0, 0, 0, 0]
-            for k, card in enumerate(perm.tolist()):
-                hands[(dealer + 1 + k) % 4] |= 1 << card
-            exposed = int(perm[51])
-        if self.rules.trump != "last_card":
-            exposed = -1
-        elif exposed is None:
-            exposed = int(rng.choice(cards_of(hands[dealer])))
+    def _start_game(self, i: int, opts: ResetOptions) -> None:
+        """A new game from checked reset options, drawing as ``TarneebGame.start_deal`` does."""
+        bk.new_game(self._st, i, opts.dealer, np.array(opts.scores), np.array(opts.seat_scores))
+        hands, exposed = draw_deal(self.rules, self._rngs[i], opts.dealer, opts.deal, opts.exposed_card)
+        exposed = rc.NO_SUIT if exposed is None else exposed
         bk.start_deal(*self._state(), i, np.array(hands, dtype=np.int64), exposed, self._rv)
 
     # ------------------------------------------------------------------- step
@@ -190,7 +162,7 @@ class BatchEnv:
             name = action_str(a) if 0 <= a < NUM_ACTIONS else "not an action"
             raise IllegalActionError(
                 f"game {bad}: illegal action {a} ({name}) for player_{st[bad, bk.CURRENT]} in phase "
-                f"{PHASES[st[bad, bk.PHASE]]}; legal actions: {list(self._legal_actions(bad))}"
+                f"{PHASES[st[bad, bk.PHASE]]}; legal actions: {list(cards_of(self._legal_bits(bad)))}"
             )
         done = outcome >= bk.TERMINATED
         np.equal(outcome, bk.TRUNCATED, out=self.truncated)
@@ -198,15 +170,15 @@ class BatchEnv:
         if ended:
             games = np.flatnonzero(outcome)
             records = self._records(games)
-            perms = np.empty((len(games), 52), dtype=np.int64)
-            perms[:] = np.arange(52)
+            perms = np.empty((len(games), NUM_CARDS), dtype=np.int64)
+            perms[:] = np.arange(NUM_CARDS)
             dealers = np.full(len(games), -1, dtype=np.int64)
             rngs = self._rngs
             for k, i in enumerate(games.tolist()):
                 rng = rngs[i]
                 if done[i]:
                     dealers[k] = rng.integers(4)
-                rng.shuffle(perms[k])  # what rng.permutation(52) in deal_cards draws
+                rng.shuffle(perms[k])  # what rng.permutation(NUM_CARDS) in deal_cards draws
             bk.deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, self._rv, obs, mask, seat)
         return obs, mask, seat, rewards, done, records
 
@@ -234,26 +206,14 @@ class BatchEnv:
         for k, i in enumerate(games.tolist()):
             r = rows[k]
             declared = r[bk.DECLARER] >= 0
-            out.append((i, {
-                "dealer": r[bk.DEALER],
-                "deal": dealt[k],
-                "exposed_card": r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None,
-                "auction": auctions[k][: r[bk.AUC_LEN]],
-                "declarer": r[bk.DECLARER] if declared else None,
-                "bid": r[bk.BID] if declared else None,
-                "bids": r[bk.BIDS0 : bk.BIDS0 + 4],
-                "trump": r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None,
-                "plays": plays[k][: r[bk.NPLAYED]],
-                "trick_winners": winners[k][: r[bk.NPLAYED] // 4],
-                "tricks_won": r[bk.TWON0 : bk.TWON0 + 2],
-                "tricks_by_seat": r[bk.TBS0 : bk.TBS0 + 4],
-                "score_delta": r[bk.DELTA0 : bk.DELTA0 + 2],
-                "seat_score_delta": r[bk.SDELTA0 : bk.SDELTA0 + 4],
-                "scores": r[bk.SCORE0 : bk.SCORE0 + 2],
-                "seat_scores": r[bk.SSCORE0 : bk.SSCORE0 + 4],
-                "thrown_in": bool(r[bk.THROWN_IN]),
-                "rules": dict(self._rules_dict),
-            }))
+            out.append((i, hand_record(
+                r[bk.DEALER], dealt[k], r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, auctions[k][: r[bk.AUC_LEN]],
+                r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None, r[bk.BIDS0 : bk.BIDS0 + 4],
+                r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, plays[k][: r[bk.NPLAYED]],
+                winners[k][: r[bk.NPLAYED] // 4], r[bk.TWON0 : bk.TWON0 + 2], r[bk.TBS0 : bk.TBS0 + 4],
+                r[bk.DELTA0 : bk.DELTA0 + 2], r[bk.SDELTA0 : bk.SDELTA0 + 4], r[bk.SCORE0 : bk.SCORE0 + 2],
+                r[bk.SSCORE0 : bk.SSCORE0 + 4], bool(r[bk.THROWN_IN]), dict(self._rules_dict),
+            )))
         return out
 
     # ---------------------------------------------------------- observations
@@ -267,10 +227,10 @@ class BatchEnv:
         bk.observe_all(self._st, self._auc, self._plays, self._rv, obs, mask, seat)
         return obs, mask, seat
 
-    def _legal_actions(self, i: int) -> tuple[int, ...]:
-        row = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        bk.legal_mask_row(self._st, self._plays, i, self._rv, row)
-        return tuple(np.flatnonzero(row).tolist())
+    def _legal_bits(self, i: int) -> int:
+        """Game ``i``'s legal actions as one int of action bits, as ``TarneebGame.legal``."""
+        cards, others = bk.legal_sets(self._st, self._plays, i, self._rv)
+        return cards | others << BID_BASE
 
     def view(self, i: int, seat: Optional[int] = None) -> PlayerView:
         """PlayerView of game ``i`` for ``seat`` (default: the seat to act), as ``make_view``."""
@@ -284,29 +244,18 @@ class BatchEnv:
         if not 0 <= seat < 4:
             raise ValueError(f"seat must be 0..3, got {seat}")
         n = r[bk.NPLAYED]
-        played = tuple(map(tuple, self._plays[i, :n].tolist()))
         declared = r[bk.DECLARER] >= 0
-        return PlayerView(
-            seat=seat,
-            dealer=r[bk.DEALER],
-            phase=PHASES[r[bk.PHASE]],
-            hand=cards_of(r[bk.HAND0 + seat]),
-            auction=tuple(map(tuple, self._auc[i, : r[bk.AUC_LEN], :2].tolist())),
-            declarer=r[bk.DECLARER] if declared else None,
-            bid=r[bk.BID] if declared else None,
-            trump=r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None,
-            bids=tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
-            exposed_card=r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None,
-            leader=r[bk.LEADER] if r[bk.LEADER] >= 0 else None,
-            trick=played[n - n % 4 :],
-            played=played,
-            tricks_won=tuple(r[bk.TWON0 : bk.TWON0 + 2]),
-            tricks_by_seat=tuple(r[bk.TBS0 : bk.TBS0 + 4]),
-            scores=tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
-            seat_scores=tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]),
-            to_act=to_act,
-            legal_actions=self._legal_actions(i) if seat == to_act else (),
-            rules=self.rules,
+        legal = self._legal_bits(i) if seat == to_act else 0
+        return build_view(
+            seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat],
+            tuple(map(tuple, self._auc[i, : r[bk.AUC_LEN], :2].tolist())),
+            r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None,
+            r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
+            r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
+            tuple(map(tuple, self._plays[i, :n].tolist())), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
+            tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
+            tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, legal, self.rules, r[bk.PLAYED_MASK],
+            tuple(r[bk.VOID0 : bk.VOID0 + 4]),
         )
 
     def privileged(self) -> np.ndarray:

@@ -7,31 +7,25 @@ when to start the next deal, so the same engine serves one-hand and whole-game
 episodes. Legal actions are kept as one 70-bit int, recomputed once per
 transition; an optional observation writer is told of every event so it can
 update observations incrementally.
+
+Every rule that decides an outcome (legal bids, first leader, trick winner,
+scoring, game winner) is a function of :mod:`tarneeb_env.rules_core`, shared
+with the batch kernels; this class moves the state between those calls.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
 
-from .cards import (
-    BID_BASE,
-    FULL_DECK,
-    NUM_ACTIONS,
-    PASS,
-    SUIT_MASK,
-    TRUMP_BASE,
-    action_str,
-    cards_of,
-    mask_of,
-)
+from . import rules_core as rc
+from .cards import BID_BASE, NUM_ACTIONS, NUM_TRICKS, PASS, SUIT_MASK, TRUMP_BASE, action_str, cards_of
+from .deal import deal_cards, draw_deal  # noqa: F401 (deal_cards re-exported)
+from .record import hand_record
 from .rules import Rules
-
-BIDDING, TRUMP, PLAY, DONE = 0, 1, 2, 3
-PHASES = ("bidding", "trump", "play", "done")
-HEARTS = 2
-_ALL_TRUMPS = sum(1 << (TRUMP_BASE + s) for s in range(4))
+from .rules_core import BIDDING, DONE, PHASES, PLAY, TRUMP, individual_bid_value  # noqa: F401 (re-exported)
 
 
 class IllegalActionError(ValueError):
@@ -49,83 +43,26 @@ class HandResult:
     winner: Optional[int]  # winning team, when game_over
 
 
-def deal_cards(rng: np.random.Generator, dealer: int) -> tuple[list[int], int]:
-    """Shuffle and deal one card at a time starting left of the dealer.
-
-    Returns the four hands as bit masks and the last card dealt (the dealer's),
-    which ``trump: last_card`` exposes.
-    """
-    perm = rng.permutation(52)
-    hands = [0, 0, 0, 0]
-    for i, card in enumerate(perm.tolist()):
-        hands[(dealer + 1 + i) % 4] |= 1 << card
-    return hands, int(perm[51])
-
-
 def trick_winner(trick, trump: Optional[int]) -> int:
-    """Seat that wins a trick of ``(seat, card)`` pairs: the highest trump, else the highest card of the suit led."""
-    led = trick[0][1] // 13
-    best_seat, best_key = -1, -1
-    for seat, card in trick:
-        suit = card // 13
-        if suit == trump:
-            key = 100 + card % 13
-        elif suit == led:
-            key = card % 13
-        else:
-            continue
-        if key > best_key:
-            best_seat, best_key = seat, key
-    return best_seat
-
-
-def validate_deal(deal, dealer: int, exposed_card: Optional[int]) -> tuple[list[int], Optional[int]]:
-    """Check a fixed deal (four lists of 13 distinct cards); returns masks and the exposed card."""
-    if not (isinstance(deal, (list, tuple)) and len(deal) == 4):
-        raise ValueError("options['deal'] must be four lists of 13 cards (ints 0..51)")
-    masks = []
-    for seat, hand in enumerate(deal):
-        cards = [int(c) for c in hand]
-        if len(cards) != 13 or len(set(cards)) != 13 or not all(0 <= c < 52 for c in cards):
-            raise ValueError(f"options['deal'][{seat}] must hold 13 distinct cards in 0..51, got {list(hand)}")
-        masks.append(mask_of(cards))
-    if masks[0] | masks[1] | masks[2] | masks[3] != FULL_DECK:
-        raise ValueError("options['deal']: the four hands must together hold all 52 cards")
-    if not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
-        raise ValueError(f"options['dealer'] must be a seat 0..3, got {dealer!r}")
-    if exposed_card is not None:
-        exposed_card = int(exposed_card)
-        if not masks[dealer] >> exposed_card & 1:
-            raise ValueError(f"options['exposed_card'] {exposed_card} is not in the dealer's (seat {dealer}) hand")
-    return masks, exposed_card
-
-
-def individual_bid_value(bid: int) -> int:
-    """Points a player wins (or loses) on an individual bid: b for 2-6, 2b for 7-12, 39 for 13."""
-    if bid == 13:
-        return 39
-    return 2 * bid if bid >= 7 else bid
+    """Seat that wins a trick of four ``(seat, card)`` pairs (:func:`rules_core.trick_winner`)."""
+    (leader, c0), (_, c1), (_, c2), (_, c3) = trick
+    return rc.trick_winner(leader, c0, c1, c2, c3, rc.NO_SUIT if trump is None else trump)
 
 
 def team_hand_score(rules: Rules, bid: int, taken: int) -> tuple[int, int]:
-    """(bidding team, defenders) score change for a team-auction hand."""
-    defenders = 13 - taken
-    if taken >= bid:
-        if taken == 13:
-            points = {"bonus": 26 if bid == 13 else 16, "double": 26, "plain": 13}[rules.kaboot]
-        else:
-            points = taken
-        return points, (defenders if rules.defenders_score == "always" else 0)
-    loss = 16 if (bid == 13 and rules.kaboot == "bonus") else bid
-    return -loss, defenders
+    """(bidding team, defenders) score change for a team-auction hand (:func:`rules_core.team_score`)."""
+    return rc.team_score(_rule_vector(rules), bid, taken)
 
 
 def no_auction_score(rules: Rules, tricks_won: tuple[int, int]) -> tuple[int, int]:
-    """Team scores under ``auction: none``: the team with 7+ tricks scores them (13 per ``kaboot``)."""
-    kaboot = {"bonus": 16, "double": 26, "plain": 13}[rules.kaboot]
-    return tuple(  # type: ignore[return-value]
-        (kaboot if t == 13 else t) if t >= 7 else 0 for t in tricks_won
-    )
+    """Team scores under ``auction: none`` (:func:`rules_core.no_auction_points`)."""
+    rv = _rule_vector(rules)
+    return rc.no_auction_points(rv, tricks_won[0]), rc.no_auction_points(rv, tricks_won[1])
+
+
+@functools.lru_cache(maxsize=64)
+def _rule_vector(rules: Rules) -> np.ndarray:
+    return rc.rule_vector(rules)
 
 
 class TarneebGame:
@@ -133,6 +70,7 @@ class TarneebGame:
 
     def __init__(self, rules: Rules, rng: np.random.Generator, writer=None):
         self.rules = rules
+        self._rv = _rule_vector(rules)
         self.rng = rng
         self.writer = writer
         self.scores = [0, 0]
@@ -159,15 +97,7 @@ class TarneebGame:
     def start_deal(self, deal=None, exposed_card: Optional[int] = None) -> None:
         """Deal (randomly, or the given hands) for ``self.dealer`` and open the first phase."""
         rules = self.rules
-        if deal is None:
-            hands, last = deal_cards(self.rng, self.dealer)
-            exposed = last if rules.trump == "last_card" else None
-        else:
-            hands, exposed = validate_deal(deal, self.dealer, exposed_card)
-            if rules.trump != "last_card":
-                exposed = None
-            elif exposed is None:  # a fixed deal without its last card: draw one of the dealer's
-                exposed = int(self.rng.choice(cards_of(hands[self.dealer])))
+        hands, exposed = draw_deal(rules, self.rng, self.dealer, deal, exposed_card)
         self.deal = tuple(hands)
         self.hands = list(hands)
         self.exposed_card = exposed
@@ -182,19 +112,20 @@ class TarneebGame:
         self.trump: Optional[int] = None
         self.trick: list[tuple[int, int]] = []
         self.played: list[tuple[int, int]] = []
+        self.played_mask = 0
+        self.voids = [0, 0, 0, 0]  # per seat: bit s set once the seat has failed to follow suit s
         self.trick_winners: list[int] = []
         self.tricks_won = [0, 0]
         self.tricks_by_seat = [0, 0, 0, 0]
         self.leader = -1
         eldest = (self.dealer + 1) % 4
-        if rules.trump == "hearts":
-            self.trump = HEARTS
-        elif rules.trump == "last_card":
-            self.trump = exposed // 13
+        trump = rc.fixed_trump(self._rv, rc.NO_SUIT if exposed is None else exposed)
+        if trump != rc.NO_SUIT:
+            self.trump = trump
         if self.writer is not None:
             self.writer.on_deal(self)
         if rules.auction == "none":
-            self._start_play(eldest)
+            self._start_play(rc.first_leader(self._rv, self.dealer, -1))
         else:
             self.phase = BIDDING
             self.current = eldest
@@ -217,15 +148,9 @@ class TarneebGame:
             else:
                 self.legal = hand
         elif phase == BIDDING:
-            if self.rules.auction == "individual":
-                self.legal = ((1 << 12) - 1) << (BID_BASE + 2)  # bids 2..13
-            else:
-                low = max(self.rules.min_bid, self.high_bid + 1)
-                legal = (((1 << (14 - low)) - 1) << (BID_BASE + low)) if low <= 13 else 0
-                forced = self.rules.all_pass == "dealer_bids" and self.high_bidder < 0 and sum(self.passed) == 3
-                self.legal = legal if forced else legal | (1 << PASS)
+            self.legal = rc.bid_bits(self._rv, self.high_bid, self.high_bidder, sum(self.passed)) << BID_BASE
         elif phase == TRUMP:
-            self.legal = _ALL_TRUMPS
+            self.legal = rc.TRUMP_BITS << BID_BASE
         else:
             self.legal = 0
 
@@ -265,13 +190,13 @@ class TarneebGame:
             self.bids[seat] = b
             if w is not None:
                 w.on_bid(seat, b)
-            if len(self.auction) < 4:
+            if len(self.auction) < 4:  # each seat declares once
                 self.current = (seat + 1) % 4
                 self._set_legal()
                 return None
             if sum(self.bids) < self.rules.min_total_bids:
                 return self._throw_in(next_dealer=True)
-            self._start_play((self.dealer + 1) % 4)
+            self._start_play(rc.first_leader(self._rv, self.dealer, -1))
             return None
         if action == PASS:
             self.passed[seat] = True
@@ -289,7 +214,7 @@ class TarneebGame:
             self.bids[seat] = b
             if w is not None:
                 w.on_bid(seat, b)
-            if b == 13 or sum(self.passed) == 3:
+            if b == NUM_TRICKS or sum(self.passed) == 3:
                 return self._end_auction()
         nxt = (seat + 1) % 4
         while self.passed[nxt]:
@@ -315,8 +240,7 @@ class TarneebGame:
         self.trump = suit
         if self.writer is not None:
             self.writer.on_trump(suit)
-        lead = self.declarer if self.rules.first_lead == "declarer" else (self.dealer + 1) % 4
-        self._start_play(lead)
+        self._start_play(rc.first_leader(self._rv, self.dealer, self.declarer))
 
     def _start_play(self, leader: int) -> None:
         self.phase = PLAY
@@ -329,11 +253,18 @@ class TarneebGame:
 
     def _play(self, card: int) -> Optional[HandResult]:
         seat = self.current
-        hand = self.hands[seat] & ~(1 << card)
-        self.hands[seat] = hand
+        self.hands[seat] &= ~(1 << card)
         trick = self.trick
-        trick.append((seat, card))
-        self.played.append((seat, card))
+        if trick:
+            led = trick[0][1] // 13
+            if card // 13 != led:  # failed to follow: everyone now knows the seat holds none of the suit led
+                self.voids[seat] |= 1 << led
+        else:
+            led = card // 13
+        play = (seat, card)
+        trick.append(play)
+        self.played.append(play)
+        self.played_mask |= 1 << card
         w = self.writer
         if w is not None:
             w.on_play(seat, card)
@@ -341,10 +272,11 @@ class TarneebGame:
             seat = (seat + 1) & 3
             self.current = seat
             hand = self.hands[seat]
-            self.legal = (hand & SUIT_MASK[trick[0][1] // 13]) or hand
+            self.legal = (hand & SUIT_MASK[led]) or hand
             return None
-        winner = trick_winner(self.trick, self.trump)
-        cards = [c for _, c in trick]
+        (leader, c0), (_, c1), (_, c2), (_, c3) = trick
+        winner = rc.trick_winner(leader, c0, c1, c2, c3, self.trump)  # the trump is known once play starts
+        cards = [c0, c1, c2, c3]
         self.trick = []
         self.trick_winners.append(winner)
         self.tricks_won[winner & 1] += 1
@@ -352,59 +284,24 @@ class TarneebGame:
         self.leader = winner
         if w is not None:
             w.on_trick_end(winner, cards, self.tricks_won, self.tricks_by_seat)
-        if len(self.trick_winners) == 13:
+        if len(self.trick_winners) == NUM_TRICKS:
             return self._finish_hand()
         self.current = winner
         self.legal = self.hands[winner]
         return None
 
-
     # ----------------------------------------------------------------- scoring
     def _finish_hand(self) -> HandResult:
-        rules = self.rules
-        winner = None
-        seat_delta = [0, 0, 0, 0]
-        if rules.auction == "team":
-            team = self.declarer & 1
-            bidding, defending = team_hand_score(rules, self.bid, self.tricks_won[team])
-            delta = [0, 0]
-            delta[team], delta[1 - team] = bidding, defending
-            if rules.bid13_wins_game and self.bid == 13 and self.tricks_won[team] >= 13:
-                winner = team
-        elif rules.auction == "individual":
-            for s in range(4):
-                value = individual_bid_value(self.bids[s])
-                seat_delta[s] = value if self.tricks_by_seat[s] >= self.bids[s] else -value
-            delta = [seat_delta[0] + seat_delta[2], seat_delta[1] + seat_delta[3]]
-        else:
-            delta = list(no_auction_score(rules, tuple(self.tricks_won)))
-        for t in range(2):
-            self.scores[t] += delta[t]
-        for s in range(4):
-            self.seat_scores[s] += seat_delta[s]
-        if winner is None:
-            winner = self._game_winner()
+        scores, seat_scores = np.array(self.scores), np.array(self.seat_scores)
+        delta, seat_delta = np.zeros(2, np.int64), np.zeros(4, np.int64)
+        winner = rc.score_hand(
+            self._rv, -1 if self.declarer is None else self.declarer, self.bid or 0, np.array(self.bids),
+            np.array(self.tricks_won), np.array(self.tricks_by_seat), scores, seat_scores, delta, seat_delta,
+        )
+        self.scores[:], self.seat_scores[:] = scores.tolist(), seat_scores.tolist()
         self.hands_played += 1
-        return self._end_deal(tuple(delta), seat_delta, thrown_in=False, winner=winner, next_dealer=True)
-
-    def _game_winner(self) -> Optional[int]:
-        target = self.rules.target_score
-        if self.rules.auction == "individual":
-            ss = self.seat_scores
-            qualifies = [
-                any(ss[s] >= target and ss[s ^ 2] >= 0 for s in (t, t + 2)) for t in range(2)
-            ]
-        else:
-            qualifies = [self.scores[t] >= target for t in range(2)]
-        if qualifies[0] and qualifies[1]:
-            if self.scores[0] == self.scores[1]:
-                return None
-            return 0 if self.scores[0] > self.scores[1] else 1
-        if qualifies[0]:
-            return 0
-        if qualifies[1]:
-            return 1
-        return None
+        return self._end_deal(delta.tolist(), seat_delta.tolist(), thrown_in=False,
+                              winner=None if winner < 0 else winner, next_dealer=True)
 
     def _throw_in(self, next_dealer: bool) -> HandResult:
         return self._end_deal((0, 0), [0, 0, 0, 0], thrown_in=True, winner=None, next_dealer=next_dealer)
@@ -425,26 +322,13 @@ class TarneebGame:
 
     def hand_record(self, delta, seat_delta, thrown_in: bool) -> dict[str, Any]:
         """JSON-serialisable record of the deal that just ended."""
-        return {
-            "dealer": self.dealer,
-            "deal": [list(cards_of(h)) for h in self.deal],
-            "exposed_card": self.exposed_card,
-            "auction": [[s, a] for s, a in self.auction],
-            "declarer": self.declarer,
-            "bid": self.bid,
-            "bids": list(self.bids),
-            "trump": self.trump,
-            "plays": [[s, c] for s, c in self.played],
-            "trick_winners": list(self.trick_winners),
-            "tricks_won": list(self.tricks_won),
-            "tricks_by_seat": list(self.tricks_by_seat),
-            "score_delta": [int(d) for d in delta],
-            "seat_score_delta": [int(d) for d in seat_delta],
-            "scores": list(self.scores),
-            "seat_scores": list(self.seat_scores),
-            "thrown_in": thrown_in,
-            "rules": self.rules.to_dict(),
-        }
+        return hand_record(
+            self.dealer, [list(cards_of(h)) for h in self.deal], self.exposed_card,
+            [[s, a] for s, a in self.auction], self.declarer, self.bid, list(self.bids), self.trump,
+            [[s, c] for s, c in self.played], list(self.trick_winners), list(self.tricks_won),
+            list(self.tricks_by_seat), [int(d) for d in delta], [int(d) for d in seat_delta], list(self.scores),
+            list(self.seat_scores), thrown_in, self.rules.to_dict(),
+        )
 
 
 def _safe_action_str(action) -> str:

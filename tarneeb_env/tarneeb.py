@@ -1,8 +1,8 @@
 """# Tarneeb (``tarneeb_v0``)
 
 A PettingZoo AEC environment for Tarneeb, the Levantine partnership
-trick-taking game. The rules live in :mod:`tarneeb_env.game`; this module is the
-thin adapter.
+trick-taking game. The engine is :mod:`tarneeb_env.game` (its rules are the
+functions of :mod:`tarneeb_env.rules_core`); this module is the thin adapter.
 
 | | |
 |---|---|
@@ -59,7 +59,6 @@ generator, so two tables reset with the same seed and deal see the same redeals.
 from __future__ import annotations
 
 import operator
-import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -67,16 +66,17 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import rules_core as rc
 from .cards import NUM_ACTIONS
 from .game import IllegalActionError, TarneebGame
 from .observation import OBS_SIZE, OFFSETS, ObservationWriter
+from .options import check_env_args, reset_options
 from .render import render_text
 from .rules import RulesSpec, make_rules
 from .view import PlayerView, make_view
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
 _AGENT_INDEX = {a: i for i, a in enumerate(AGENTS)}
-_OPTION_KEYS = ("deal", "dealer", "scores", "seat_scores", "exposed_card")
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
@@ -170,18 +170,14 @@ class raw_env(AECEnv):
         render_mode: Optional[str] = None,
     ):
         super().__init__()
-        if episode not in ("hand", "game"):
-            raise ValueError(f"episode: {episode!r} is not one of ['hand', 'game']")
-        if reward not in ("score_diff", "win"):
-            raise ValueError(f"reward: {reward!r} is not one of ['score_diff', 'win']")
-        if not isinstance(max_hands, int) or max_hands < 1:
-            raise ValueError(f"max_hands: must be a positive int, got {max_hands!r}")
+        check_env_args(episode, reward, max_hands)
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode: {render_mode!r} is not one of [None, 'human', 'ansi']")
         self.rules = make_rules(rules)
         self.episode = episode
         self.reward_mode = reward
         self.max_hands = max_hands
+        self._rv = rc.rule_vector(self.rules, episode, reward, max_hands)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         obs_space = _observation_space()
@@ -199,28 +195,12 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(_OPTION_KEYS))
-        if unknown:  # a warning, not an error: PettingZoo's api_test passes an arbitrary option
-            warnings.warn(f"reset options: ignoring unknown key(s) {unknown}; known: {list(_OPTION_KEYS)}", stacklevel=2)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self.game.rng = self._rng
-        dealer = options.get("dealer")
-        if dealer is None:
-            dealer = int(self._rng.integers(4))
-        scores = options.get("scores", (0, 0))
-        if len(scores) != 2:
-            raise ValueError(f"options['scores'] must be [a, b], got {scores!r}")
-        seat_scores = options.get("seat_scores", (0, 0, 0, 0))
-        if len(seat_scores) != 4:
-            raise ValueError(f"options['seat_scores'] must be four ints, got {seat_scores!r}")
-        if "seat_scores" in options and "scores" not in options:
-            scores = (seat_scores[0] + seat_scores[2], seat_scores[1] + seat_scores[3])
-        if not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
-            raise ValueError(f"options['dealer'] must be a seat 0..3, got {dealer!r}")
-        self.game.new_game(int(dealer), scores, seat_scores)
-        self.game.start_deal(options.get("deal"), options.get("exposed_card"))
+        opts = reset_options(options, self._rng)
+        self.game.new_game(opts.dealer, opts.scores, opts.seat_scores)
+        self.game.start_deal(opts.deal, opts.exposed_card)
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0)
         self._rewards_given = False
@@ -251,17 +231,15 @@ class raw_env(AECEnv):
         self._rewards_given = True
         for a in AGENTS:
             self.infos[a] = {"hand_record": result.record}
-        if self.reward_mode == "score_diff":
-            d0, d1 = result.score_delta
-            for i, a in enumerate(AGENTS):
-                rewards[a] = d0 - d1 if i % 2 == 0 else d1 - d0
-        elif result.game_over:
-            for i, a in enumerate(AGENTS):
-                rewards[a] = 1 if i % 2 == result.winner else -1
+        rv = self._rv
+        r = rc.team0_reward(rv, result.game_over, -1 if result.winner is None else result.winner, *result.score_delta)
+        for i, a in enumerate(AGENTS):
+            rewards[a] = -r if i & 1 else r
         self._accumulate_rewards()
-        if result.game_over or (self.episode == "hand" and not result.thrown_in):
+        outcome = rc.deal_outcome(rv, result.game_over, result.thrown_in, game.deals)
+        if outcome == rc.TERMINATED:
             self.terminations = dict.fromkeys(AGENTS, True)
-        elif game.deals >= self.max_hands:
+        elif outcome == rc.TRUNCATED:
             self.truncations = dict.fromkeys(AGENTS, True)
         else:
             game.next_deal()

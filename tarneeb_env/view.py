@@ -1,11 +1,18 @@
-"""``PlayerView``: exactly what one seat may know, for rule-based agents and tools."""
+"""``PlayerView``: exactly what one seat may know, for rule-based agents and tools.
+
+Both engines build it with :func:`build_view` from the same raw values, so a view
+means the same whichever engine made it. Alongside the public history it carries
+what every card player reconstructs from it, the cards played and the suits each
+seat has shown out of, kept up to date by the engine as cards fall (DouZero's
+``InfoSet``), so agents need no state of their own between calls.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
 from .cards import cards_of
-from .game import PHASES, TarneebGame
+from .rules_core import PHASES
 from .rules import Rules
 
 
@@ -17,7 +24,9 @@ class PlayerView:
     declaration under individual bidding; 0 = none). ``auction`` lists every
     ``(seat, action)`` of the auction, the trump call included. ``to_act`` is
     the seat on turn (-1 when the deal is over); ``legal_actions`` is empty
-    unless ``to_act == seat``.
+    unless ``to_act == seat``. ``played_mask`` has bit ``c`` set for each card
+    played this deal; ``voids[s]`` has bit ``u`` set once seat ``s`` has failed
+    to follow suit ``u`` (so holds none of it).
     """
 
     seat: int
@@ -40,34 +49,37 @@ class PlayerView:
     to_act: int
     legal_actions: tuple[int, ...]
     rules: Rules
+    played_mask: int
+    voids: tuple[int, int, int, int]
 
     @property
     def team(self) -> int:
         return self.seat & 1
 
 
-def make_view(game: TarneebGame, seat: int) -> PlayerView:
-    # positional, in field order: a frozen dataclass builds twice as fast without keywords (the evaluator's hot path)
-    current = game.current
+def build_view(
+    seat, dealer, phase, hand, auction, declarer, bid, trump, bids, exposed_card, leader, played, tricks_won,
+    tricks_by_seat, scores, seat_scores, to_act, legal, rules, played_mask, voids,
+) -> PlayerView:
+    """The view from an engine's raw values: ``hand`` and ``legal`` as bit masks, ``phase`` as its number,
+    ``leader`` -1 for none, ``played`` a tuple of ``(seat, card)``; the rest as the fields.
+
+    Positional, in field order: a frozen dataclass builds twice as fast without keywords (the evaluator's
+    hot path).
+    """
+    n = len(played)
     return PlayerView(
-        seat,
-        game.dealer,
-        PHASES[game.phase],
-        cards_of(game.hands[seat]),
-        tuple(game.auction),
-        game.declarer,
-        game.bid,
-        game.trump,
-        tuple(game.bids),
-        game.exposed_card,
-        game.leader if game.leader >= 0 else None,
-        tuple(game.trick),
-        tuple(game.played),
-        tuple(game.tricks_won),
-        tuple(game.tricks_by_seat),
-        tuple(game.scores),
-        tuple(game.seat_scores),
-        current,
-        cards_of(game.legal) if current == seat else (),
-        game.rules,
+        seat, dealer, PHASES[phase], cards_of(hand), auction, declarer, bid, trump, bids, exposed_card,
+        leader if leader >= 0 else None, played[n - n % 4 :], played, tricks_won, tricks_by_seat, scores,
+        seat_scores, to_act, cards_of(legal) if to_act == seat else (), rules, played_mask, voids,
+    )
+
+
+def make_view(game, seat: int) -> PlayerView:
+    """``seat``'s view of a :class:`~tarneeb_env.game.TarneebGame`."""
+    return build_view(
+        seat, game.dealer, game.phase, game.hands[seat], tuple(game.auction), game.declarer, game.bid, game.trump,
+        tuple(game.bids), game.exposed_card, game.leader, tuple(game.played), tuple(game.tricks_won),
+        tuple(game.tricks_by_seat), tuple(game.scores), tuple(game.seat_scores), game.current, game.legal,
+        game.rules, game.played_mask, tuple(game.voids),
     )

@@ -8,7 +8,6 @@ import pytest
 
 import agents
 from agents import ExpertAgent, RandomAgent, RuleAgent
-from agents.rule_agent import PlayTracker
 from tarneeb_env import PASS, PRESETS, TarneebGame, bid_action, trump_action
 from tarneeb_env.cards import SUIT_LETTERS, cards_of
 from tarneeb_env.game import DONE, PLAY, deal_cards
@@ -218,17 +217,15 @@ def test_expert_samples_agree_with_the_view():
     while g.phase != DONE:
         view = make_view(g, g.current)
         if g.phase == PLAY and len(g.played) % 7 == 3:
-            tr = PlayTracker()
-            tr.update(view.played)
-            for layout in expert._sample_layouts(view, tr.played, tr.void, 20):
+            for layout in expert._sample_layouts(view, view.played_mask, view.voids, 20):
                 assert layout[view.seat] == g.hands[view.seat]
                 for s in range(4):
                     assert bin(layout[s]).count("1") == bin(g.hands[s]).count("1")
                     for suit in range(4):
-                        if tr.void[s] >> suit & 1:
+                        if view.voids[s] >> suit & 1:
                             assert not layout[s] >> (13 * suit) & 0x1FFF
                 assert layout[0] | layout[1] | layout[2] | layout[3] == sum(g.hands[s] for s in range(4))
-                if view.seat != g.dealer and not tr.played >> g.exposed_card & 1:
+                if view.seat != g.dealer and not view.played_mask >> g.exposed_card & 1:
                     assert layout[g.dealer] >> g.exposed_card & 1  # the exposed trump card stays with the dealer
             checked += 1
         result = g.apply(rule.act(None, view))
@@ -250,23 +247,18 @@ def test_expert_sampler_respects_voids_that_leave_one_layout_per_suit():
         assert not layout[3] & (spades | clubs)
 
 
-def test_tracker_and_agents_serve_interleaved_tables():
+def test_agents_serve_interleaved_tables():
     # one agent object acting at several tables in turn (as the evaluator does) must not mix them up
     hands, _ = deal_cards(np.random.default_rng(8), 0)
     deal = [list(cards_of(h)) for h in hands]
     games = [game_at(deal, 3, SEAT0_SPADES), game_at(deal, 3, SEAT0_SPADES)]
     players = [RuleAgent(seed=0), RandomAgent(seed=4)]  # the same deal, played differently
     shared, fresh = RuleAgent(seed=0), [RuleAgent(seed=0), RuleAgent(seed=0)]
-    tracker = PlayTracker()
     while games[0].phase == PLAY or games[1].phase == PLAY:
         for t, g in enumerate(games):
             if g.phase != PLAY:
                 continue
             view = make_view(g, g.current)
-            tracker.update(view.played)
-            rebuilt = PlayTracker()
-            rebuilt.update(tuple(view.played))
-            assert (tracker.played, tracker.void) == (rebuilt.played, rebuilt.void)
             assert shared.act(None, view) == fresh[t].act(None, view)
             g.apply(players[t].act(None, view))
 
@@ -318,16 +310,14 @@ def test_expert_finds_the_double_dummy_card_in_an_ending():
     view = make_view(g, g.current)
     assert view.seat == 3 and sorted(view.legal_actions) == [10, 21]
     # whatever the layout of the unseen cards, 10D is the only card that keeps the most tricks
-    tr = PlayTracker()
-    tr.update(view.played)
     mine = g.hands[3]
-    unseen = [c for c in range(52) if not (tr.played | mine) >> c & 1]
+    unseen = [c for c in range(52) if not (view.played_mask | mine) >> c & 1]
     need = {s: bin(g.hands[s]).count("1") for s in range(3)}
     layouts = []
     for owners in itertools.product(range(3), repeat=len(unseen)):
         if any(owners.count(s) != need[s] for s in range(3)):
             continue
-        if any(tr.void[s] >> (c // 13) & 1 for c, s in zip(unseen, owners)):
+        if any(view.voids[s] >> (c // 13) & 1 for c, s in zip(unseen, owners)):
             continue
         hands = [0, 0, 0, mine]
         for c, s in zip(unseen, owners):
