@@ -37,6 +37,8 @@ ratings summing to zero, in points per deal.
 CLI: ``python evaluate.py`` (or ``tarneeb-evaluate``) ``A B [C ...] [--deals N] [--rules PRESET|file.yaml]
 [--seed S] [--workers W] [--games G] [--out results.json] [--records hands.jsonl]``.
 """
+from agents.seating import legal_masks
+
 from .deals import DuplicateDeal, duplicate_deal
 from .match import (
     EvaluationInputError,
@@ -52,7 +54,6 @@ from .tables import (
     DEALS_PER_BATCH,
     MAX_DEALS_PER_GAME,
     MAX_DEALS_PER_TABLE,
-    legal_masks,
     play_lockstep,
 )
 

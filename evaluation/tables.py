@@ -1,5 +1,5 @@
-"""The lockstep runner: a chunk's duplicate tables (or whole games) played together, one
-``act_batch`` call per agent per step."""
+"""The lockstep runner: a chunk's duplicate tables (or whole games) played together, seated by
+:class:`agents.seating.Seating` (one ``act_batch`` call per agent per step)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -8,10 +8,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tarneeb_env import NUM_ACTIONS, IllegalActionError, Rules
+from agents.seating import GameTables, Seating
+from tarneeb_env import IllegalActionError, Rules
 from tarneeb_env.game import TarneebGame
 from tarneeb_env.observation import ObservationWriter
-from tarneeb_env.view import make_view
 
 from .deals import _DEALS, _GAMES, _agent_seed, duplicate_deal
 from .stats import AgentStats, _tally
@@ -52,99 +52,29 @@ class _Table:
             game.next_deal()
 
 
-def _act_batch(agent, observations: list, views: Sequence) -> list:
-    batch = getattr(agent, "act_batch", None)
-    if batch is not None:
-        return list(batch(observations, views))
-    return [agent.act(o, v) for o, v in zip(observations, views)]
-
-
-def legal_masks(legals: Sequence[int]) -> np.ndarray:
-    """int8 (n, 70) masks of n 70-bit legal-action ints in one numpy call (row i = ``legal_mask(legals[i])``)."""
-    raw = np.frombuffer(b"".join(x.to_bytes(9, "little") for x in legals), dtype=np.uint8).reshape(len(legals), 9)
-    return np.unpackbits(raw, axis=1, count=NUM_ACTIONS, bitorder="little").view(np.int8)
-
-
-class _LazyViews(Sequence):
-    """The PlayerViews of a group, each built on first access (agents reading only observations never pay).
-
-    Valid during the ``act_batch`` call it is passed to: a view first read later would show a later state.
-    """
-
-    def __init__(self, tables: list[_Table]):
-        self._tables = tables
-        self._views: list = [None] * len(tables)
-
-    def __len__(self) -> int:
-        return len(self._tables)
-
-    def __iter__(self):
-        for i in range(len(self._tables)):
-            yield self[i]
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        view = self._views[i]
-        if view is None:
-            game = self._tables[i].game
-            view = self._views[i] = make_view(game, game.current)
-        return view
-
-
-def play_lockstep(tables: list[_Table], role_agents: Sequence[Any], role_names: Sequence[str]) -> None:
-    """Play every table to its end, one ``act_batch`` call per distinct agent object per step."""
-    # roles played by the same object share one group (and one act_batch call)
-    group_of = [next(r for r in range(len(role_agents)) if role_agents[r] is a) for a in role_agents]
-    active = [t for t in tables if not t.done]
+def play_lockstep(tables: list[_Table], seating: Seating) -> None:
+    """Play every table to its end; ``seating`` seats table i's roles (one ``act_batch`` per agent per step)."""
+    engine = GameTables([t.game for t in tables], [t.writer for t in tables])
+    active = [i for i, t in enumerate(tables) if not t.done]
     while active:
-        groups: dict[int, list[_Table]] = {}
-        for t in active:
-            key = group_of[t.seat_role[t.game.current]]
-            group = groups.get(key)
-            if group is None:
-                groups[key] = [t]
-            else:
-                group.append(t)
-        for role, group_tables in groups.items():
-            masks = legal_masks([t.game.legal for t in group_tables])
-            observations = [
-                {"observation": None if t.writer is None else t.writer.buf[t.game.current].copy(),
-                 "action_mask": masks[k]}
-                for k, t in enumerate(group_tables)
-            ]
-            actions = _act_batch(role_agents[role], observations, _LazyViews(group_tables))
-            if len(actions) != len(group_tables):
-                raise RuntimeError(
-                    f"agent {role_names[role]!r}: act_batch returned {len(actions)} actions for "
-                    f"{len(group_tables)} observations"
-                )
-            for t, action in zip(group_tables, actions):
-                try:
-                    result = t.game.apply(action)
-                except IllegalActionError as e:
-                    raise IllegalActionError(f"agent {role_names[role]!r}: {e}") from None
-                if result is not None:
-                    t.finish_deal(result)
-        active = [t for t in active if not t.done]
+        seats = [tables[i].game.current for i in active]
+        for i, seat, action in zip(active, seats, seating.act(active, seats, engine)):
+            t = tables[i]
+            try:
+                result = t.game.apply(action)
+            except IllegalActionError as e:
+                raise IllegalActionError(f"agent {seating.name(i, seat)!r}: {e}") from None
+            if result is not None:
+                t.finish_deal(result)
+        active = [i for i in active if not tables[i].done]
 
 
-def _prepare_agents(role_agents: Sequence[Any], seed: int, kind: int, chunk: int) -> None:
-    """Seed each distinct agent object from (seed, kind, chunk, role) and reset it: the start of a chunk."""
-    seen = set()
-    for role, agent in enumerate(role_agents):
-        if id(agent) in seen:
-            continue
-        seen.add(id(agent))
-        if callable(getattr(agent, "seed", None)):
-            agent.seed(_agent_seed(seed, kind, chunk, role))
-        if callable(getattr(agent, "reset", None)):
-            agent.reset()
-
-
-def _any_reads_observation(role_agents: Sequence[Any]) -> bool:
-    """Whether the tables need observation writers (see ``Agent.reads_observation``)."""
-    return any(getattr(a, "reads_observation", True) for a in role_agents)
+def _seating(role_agents: Sequence[Any], names: Sequence[str], seat_roles: list, seed: int, kind: int,
+             chunk: int) -> Seating:
+    """The chunk's roles at its tables, each distinct agent seeded from (seed, kind, chunk, role) and reset."""
+    seating = Seating(role_agents, seat_roles, names)
+    seating.start([_agent_seed(seed, kind, chunk, role) for role in range(len(role_agents))])
+    return seating
 
 
 @dataclass
@@ -166,8 +96,8 @@ _ODD = (1, 0, 1, 0)  # A on seats 1 & 3
 
 
 def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool):
-    _prepare_agents(role_agents, seed, _DEALS, chunk)
-    observe = _any_reads_observation(role_agents)
+    seating = _seating(role_agents, names, [_EVEN, _ODD] * (stop - start), seed, _DEALS, chunk)
+    observe = seating.reads_observation
     tables = []
     for i in range(start, stop):
         d = duplicate_deal(seed, i)
@@ -176,7 +106,7 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
             t.game.new_game(d.dealer)
             t.game.start_deal([list(h) for h in d.hands], d.exposed_card)
             tables.append(t)
-    play_lockstep(tables, role_agents, names)
+    play_lockstep(tables, seating)
     stats = {0: AgentStats(), 1: AgentStats()}
     records = [] if keep_records else None
     for t in tables:
@@ -191,8 +121,9 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
 
 
 def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool):
-    _prepare_agents(role_agents, seed, _GAMES, chunk)
-    observe = _any_reads_observation(role_agents)
+    seating = _seating(role_agents, names, [_ODD if g % 2 else _EVEN for g in range(start, stop)], seed, _GAMES,
+                       chunk)
+    observe = seating.reads_observation
     tables = []
     for g in range(start, stop):
         pair = g // 2
@@ -202,7 +133,7 @@ def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: in
         t.game.new_game(pair % 4)
         t.game.start_deal()
         tables.append(t)
-    play_lockstep(tables, role_agents, names)
+    play_lockstep(tables, seating)
     a_won = b_won = 0
     records = [] if keep_records else None
     for t in tables:

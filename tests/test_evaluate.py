@@ -165,6 +165,26 @@ def test_results_identical_for_one_and_two_workers():
     assert one.games_played == 4 and one.a_won + one.b_won <= 4
 
 
+# Margins of these matches recorded from the evaluator before it used agents.seating (commit 7f26d61); the
+# seating must not change a single decision. Re-record only when the shipped checkpoint or the rules change.
+SHIPPED = os.path.join(ROOT, "checkpoints", "default.pt")
+REFERENCE_MARGINS = {
+    (SHIPPED, "rule"): [-15.0, 0.0, -4.5, 0.0, -2.0, -0.5, 0.0, -2.5, 0.5, -0.5, 2.5, 12.0,
+                        -1.5, 0.5, 12.0, 0.0, 9.0, 0.0, 11.5, -3.0, 0.0, 12.0, -3.5, 0.0],
+    ("rule", "random"): [21.0, 18.5, 20.5, 18.5, 17.0, 24.0, 22.0, 20.0, 19.5, 20.5, 21.0, 25.5,
+                         19.0, 21.0, 20.0, 25.5, 23.5, 22.0, 16.5, 18.5, 22.5, 20.5, 25.0, 21.5],
+    (SHIPPED, "random"): [24.5, 17.5, 21.5, 18.0, 19.5, 24.0, 23.0, 20.5, 21.5, 24.5, 21.0, 24.0,
+                          16.5, 21.5, 20.5, 20.0, 24.0, 22.0, 18.0, 20.0, 22.0, 21.5, 25.0, 22.0],
+}
+
+
+@pytest.mark.parametrize("pair", list(REFERENCE_MARGINS), ids=["checkpoint-rule", "rule-random", "checkpoint-random"])
+def test_margins_match_the_recorded_reference(pair):
+    m = evaluation.duplicate_match(*pair, deals=24, seed=5, games=2, batch=10)
+    assert m.margins.tolist() == REFERENCE_MARGINS[pair]
+    assert (m.games_played, m.a_won, m.b_won) == (2, 2, 0)
+
+
 class ThreadCounter(CautiousAgent):
     """Records torch's thread count at each decision."""
 

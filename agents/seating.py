@@ -1,0 +1,250 @@
+"""Seating: which agent sits at each seat of many tables, and how they are asked for actions.
+
+Why it exists: the evaluator's lockstep tables, the trainer's rollouts against
+built-in opponents, the behaviour-cloning warm start and the terminal game all
+seat agents at tables and ask them for actions. This module is the one way
+they do it, so every player sees the same protocol wherever it plays.
+
+What it guarantees:
+
+- **One ``act_batch`` call per distinct agent per step.** :meth:`Seating.act`
+  groups the tables it is given by the agent whose seat is to act (the same
+  object seated under several indices is one group) and calls that agent's
+  ``act_batch`` once, over all its tables, in table order. An agent without
+  ``act_batch`` is asked ``act`` table by table.
+- **Views only for agents that read them.** The views passed are built on
+  first access (:class:`LazyViews`), so an agent deciding from observations
+  alone never pays for them. A view is valid during the call it is passed to.
+- **Observations only for agents that read them.** An agent with
+  ``reads_observation = False`` (see :class:`agents.Agent`) gets
+  ``observation["observation"] = None``; the action mask is always there.
+- **Wrong answers name the agent.** ``act_batch`` returning a different number
+  of actions than it was given observations raises a ``RuntimeError`` naming
+  the agent; :meth:`Seating.name` names the agent at a seat for the caller's
+  own illegal-action errors.
+- **Seeding and resets.** :meth:`Seating.start` begins a chunk of play: every
+  distinct agent is seeded (``seed()``) from the seed of the first index that
+  holds it, then ``reset()``; a chunk's play then depends only on those seeds.
+  :meth:`Seating.new_deal` resets the agents seated at one table, for callers
+  whose agents are per table and keep per-deal state; agents shared by many
+  tables (the evaluator's) are reset by ``start`` only.
+
+The engine stays outside: the caller passes an adapter (:class:`Tables`) that
+gives action masks, observation rows and views for table indices, so the same
+seating serves a list of :class:`~tarneeb_env.game.TarneebGame` tables
+(:class:`GameTables`) and the batch engine (:class:`BatchTables`). Applying the
+actions is the caller's, as is whatever it plays itself (seat index ``-1``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Optional, Protocol
+
+import numpy as np
+
+from tarneeb_env import NUM_ACTIONS
+from tarneeb_env.view import make_view
+
+LEFT_TO_CALLER = -1  # a seat_agent entry for a seat the caller plays itself (e.g. the learner)
+
+
+def reads_observation(agent: Any) -> bool:
+    """Whether ``agent`` reads the encoded observation vector (agents that do not say are assumed to)."""
+    return getattr(agent, "reads_observation", True)
+
+
+class Tables(Protocol):
+    """What :meth:`Seating.act` needs from an engine, for the seat to act at table ``i``."""
+
+    def masks(self, tables: Sequence[int]) -> np.ndarray:
+        """int8 (n, 70) action masks of the given tables."""
+
+    def observations(self, tables: Sequence[int]) -> Sequence[Optional[np.ndarray]]:
+        """The observation rows (float32 (678,), or None where not encoded) of the given tables, the agent's to keep."""
+
+    def view(self, i: int) -> Any:
+        """The :class:`~tarneeb_env.PlayerView` of table ``i``."""
+
+
+def legal_masks(legals: Sequence[int]) -> np.ndarray:
+    """int8 (n, 70) masks of n 70-bit legal-action ints in one numpy call (row i = ``legal_mask(legals[i])``)."""
+    raw = np.frombuffer(b"".join(x.to_bytes(9, "little") for x in legals), dtype=np.uint8).reshape(len(legals), 9)
+    return np.unpackbits(raw, axis=1, count=NUM_ACTIONS, bitorder="little").view(np.int8)
+
+
+class GameTables:
+    """:class:`Tables` over a list of :class:`~tarneeb_env.game.TarneebGame` (observation writers optional)."""
+
+    __slots__ = ("games", "writers")
+
+    def __init__(self, games: Sequence[Any], writers: Sequence[Any]):
+        self.games = games
+        self.writers = writers  # writers[i] is None when no agent at table i reads observations
+
+    def masks(self, tables: Sequence[int]) -> np.ndarray:
+        games = self.games
+        return legal_masks([games[i].legal for i in tables])
+
+    def observations(self, tables: Sequence[int]) -> list:
+        games, writers = self.games, self.writers
+        return [None if writers[i] is None else writers[i].buf[games[i].current].copy() for i in tables]
+
+    def view(self, i: int):
+        game = self.games[i]
+        return make_view(game, game.current)
+
+
+class BatchTables:
+    """:class:`Tables` over a :class:`~tarneeb_env.batch.BatchEnv` and the obs/mask arrays of its last step."""
+
+    __slots__ = ("env", "obs", "mask")
+
+    def __init__(self, env: Any, obs: Optional[np.ndarray] = None, mask: Optional[np.ndarray] = None):
+        self.env = env
+        self.obs = obs
+        self.mask = mask
+
+    def update(self, obs: np.ndarray, mask: np.ndarray) -> None:
+        """Point at the arrays ``reset()``/``step()`` just returned."""
+        self.obs = obs
+        self.mask = mask
+
+    def masks(self, tables: Sequence[int]) -> np.ndarray:
+        return self.mask[np.asarray(tables, dtype=np.int64)]
+
+    def observations(self, tables: Sequence[int]) -> np.ndarray:
+        return self.obs[np.asarray(tables, dtype=np.int64)]
+
+    def view(self, i: int):
+        return self.env.view(int(i))
+
+
+class LazyViews(Sequence):
+    """The views of a group's tables, each built on first access (agents reading only observations never pay).
+
+    Valid during the ``act_batch`` call it is passed to: a view first read later would show a later state.
+    """
+
+    __slots__ = ("_tables", "_view", "_views")
+
+    def __init__(self, tables: Sequence[int], view: Callable[[int], Any]):
+        self._tables = tables
+        self._view = view
+        self._views: list = [None] * len(tables)
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def __iter__(self):
+        for i in range(len(self._tables)):
+            yield self[i]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        view = self._views[i]
+        if view is None:
+            view = self._views[i] = self._view(self._tables[i])
+        return view
+
+
+def _name(agent: Any) -> str:
+    return getattr(agent, "name", None) or type(agent).__name__
+
+
+class Seating:
+    """``agents`` seated at tables: ``seat_agent[t][s]`` is the index into ``agents`` of seat ``s`` at table ``t``.
+
+    The same object may appear at several indices: it is one agent (one group, one ``act_batch`` call, seeded
+    once). ``-1`` (:data:`LEFT_TO_CALLER`) marks a seat the caller plays itself; :meth:`act` must not be asked
+    for it. ``names[k]`` names ``agents[k]`` in errors (default: the agent's ``name``).
+    """
+
+    def __init__(self, agents: Sequence[Any], seat_agent: Any, names: Optional[Sequence[str]] = None):
+        self.agents = list(agents)
+        self.names = list(names) if names is not None else [_name(a) for a in self.agents]
+        if len(self.names) != len(self.agents):
+            raise ValueError(f"names: {len(self.names)} names for {len(self.agents)} agents")
+        self.seat_agent = np.asarray(seat_agent, dtype=np.int64).reshape(-1, 4)
+        if self.seat_agent.size and not (-1 <= self.seat_agent.min() and self.seat_agent.max() < len(self.agents)):
+            raise ValueError(f"seat_agent: indices must be -1 or in [0, {len(self.agents)})")
+        # group[k]: the first index holding the same object as agents[k]
+        first: dict[int, int] = {}
+        self._group = [first.setdefault(id(a), k) for k, a in enumerate(self.agents)]
+        self._reads = [reads_observation(a) for a in self.agents]
+        # per table and seat, the group of the seated agent (a Python list: the step loop indexes it per table)
+        group = np.array(self._group + [LEFT_TO_CALLER], dtype=np.int64)
+        self._seat_group = group[self.seat_agent].tolist()
+
+    @property
+    def reads_observation(self) -> bool:
+        """Whether any seated agent reads observations (tables without such an agent may skip the writer)."""
+        return any(self._reads)
+
+    def name(self, table: int, seat: int) -> str:
+        """The name of the agent at ``seat`` of ``table`` (for the caller's illegal-action errors)."""
+        return self.names[self._group[int(self.seat_agent[table, seat])]]
+
+    def _distinct(self, indices) -> list[int]:
+        seen, out = set(), []
+        for k in indices:
+            g = self._group[k]
+            if g not in seen:
+                seen.add(g)
+                out.append(g)
+        return out
+
+    def start(self, seeds: Sequence[Optional[int]]) -> None:
+        """Begin a chunk: seed every distinct agent with ``seeds[k]`` of its first index ``k``, then reset it."""
+        if len(seeds) != len(self.agents):
+            raise ValueError(f"seeds: {len(seeds)} seeds for {len(self.agents)} agents")
+        for k in self._distinct(range(len(self.agents))):
+            agent = self.agents[k]
+            if callable(getattr(agent, "seed", None)):
+                agent.seed(None if seeds[k] is None else int(seeds[k]))
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+
+    def new_deal(self, table: int) -> None:
+        """A new deal starts at ``table``: reset each distinct agent seated there."""
+        for k in self._distinct(k for k in self.seat_agent[table].tolist() if k >= 0):
+            agent = self.agents[k]
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+
+    def act(self, tables: Sequence[int], seats: Sequence[int], engine: Tables) -> list:
+        """Actions for ``tables`` (``seats[j]`` to act at ``tables[j]``), in that order: one call per agent."""
+        seat_group = self._seat_group
+        groups: dict[int, list[int]] = {}
+        for j, (i, s) in enumerate(zip(tables, seats)):
+            g = seat_group[i][s]
+            members = groups.get(g)
+            if members is None:
+                groups[g] = [j]
+            else:
+                members.append(j)
+        if LEFT_TO_CALLER in groups:
+            j = groups[LEFT_TO_CALLER][0]
+            raise ValueError(f"table {tables[j]}: seat {seats[j]} is the caller's to play, not an agent's")
+        out: list = [None] * len(tables)
+        for g, members in groups.items():
+            idx = [tables[j] for j in members] if len(members) != len(tables) else list(tables)
+            masks = engine.masks(idx)
+            rows = engine.observations(idx) if self._reads[g] else [None] * len(idx)
+            observations = [{"observation": rows[k], "action_mask": masks[k]} for k in range(len(idx))]
+            actions = self._ask(g, observations, LazyViews(idx, engine.view))
+            for j, a in zip(members, actions):
+                out[j] = a
+        return out
+
+    def _ask(self, g: int, observations: list, views: LazyViews) -> list:
+        agent = self.agents[g]
+        batch = getattr(agent, "act_batch", None)
+        if batch is not None:
+            actions = list(batch(observations, views))
+        else:
+            actions = [agent.act(o, v) for o, v in zip(observations, views)]
+        if len(actions) != len(observations):
+            raise RuntimeError(f"agent {self.names[g]!r}: act_batch returned {len(actions)} actions for "
+                               f"{len(observations)} observations")
+        return actions
