@@ -19,6 +19,7 @@ from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entro
 from training.ppo import gae_per_seat, ppo_loss
 from tarneeb_env import OBS_SIZE, PRESETS, raw_env
 from tarneeb_env.batch import BatchEnv
+from training import Trainer
 from training import cli as train
 
 SMOKE = "configs/smoke.yaml"
@@ -282,16 +283,23 @@ def test_export_for_play_keeps_the_policy_and_drops_training_state(tmp_path):
     assert train.main(["--export", str(tmp_path / "missing.pt"), dst]) == 2
 
 
-def test_resume_equals_uninterrupted_run(tmp_path):
+def test_resume_equals_uninterrupted_run(tmp_path, monkeypatch):
     full = _train(tmp_path, "full", TINY + ["budget.iterations=4"])
-    # stopped after the first cloning chunk, then after the first PPO iteration
+    # killed during the second cloning chunk: the run saved after the first one
     part = str(tmp_path / "part")
-    trainer = train.setup(train.parse_args(["--config", SMOKE, "--run-dir", part, "--no-progress"]
-                                           + [a for s in TINY for a in ("--set", s)]))
-    trainer.pretrain_chunk()
-    trainer.save()
-    assert not trainer.pretrained() and load_checkpoint(os.path.join(part, "latest.pt"))["counters"][
-        "pretrain_chunks"] == 1
+    chunk = Trainer.pretrain_chunk
+
+    def killed_in_second_chunk(self):
+        if self.counters["pretrain_chunks"] == 1:
+            raise KeyboardInterrupt
+        return chunk(self)
+
+    monkeypatch.setattr(Trainer, "pretrain_chunk", killed_in_second_chunk)
+    argv = ["--config", SMOKE, "--run-dir", part, "--no-progress"] + [a for s in TINY for a in ("--set", s)]
+    assert train.main(argv) == 130
+    monkeypatch.setattr(Trainer, "pretrain_chunk", chunk)
+    assert load_checkpoint(os.path.join(part, "latest.pt"))["counters"]["pretrain_chunks"] == 1
+    # then stopped after the first PPO iteration
     _train(tmp_path, "part", ["budget.iterations=1"], resume=True)
     _train(tmp_path, "part", ["budget.iterations=4"], resume=True)
     a = load_checkpoint(os.path.join(full, "latest.pt"))

@@ -6,9 +6,9 @@ gives PPO a policy that bids and plays, and a value head that already knows
 what a hand is worth, so the policy gradient starts from useful advantages.
 
 Data come in chunks: ``num_games`` games on the batch engine, every seat played
-by the teacher (one instance per game, since a teacher may keep per-deal
-state), ``steps`` decisions each, re-seeded from one integer like a PPO
-rollout. Value targets are each seat's undiscounted rest-of-hand reward (the
+by the teacher (one agent object seated at every table through
+:class:`agents.seating.Seating`, asked once per step), ``steps`` decisions each,
+re-seeded from one integer like a PPO rollout. Value targets are each seat's undiscounted rest-of-hand reward (the
 hand's team score difference) times ``reward_scale``, the units of the value
 head; decisions of hands still running when the chunk stops, and those of
 phases the policy does not learn, are dropped.
@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 import agents
+from agents.seating import BatchTables, Seating
 from agents.model import ActorCritic, log_probs_entropy, phase_of
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
@@ -35,18 +36,18 @@ class TeacherRollout:
                  learned: np.ndarray):
         self.learned = learned  # bool[4] per phase index: only these decisions are kept
         self.env = BatchEnv(num_games=num_games, rules=rules)
-        self.teachers = [agents.load(teacher) for _ in range(num_games)]
+        self.seating = Seating([agents.load(teacher)], np.zeros((num_games, 4), dtype=np.int64))
         self.steps = steps
         self.reward_scale = reward_scale
         self.gamma = gamma
 
     def collect(self, seed: int) -> Batch:
-        agent_seeds, deal_seed = teacher_seeds(seed, len(self.teachers))
-        for agent, s in zip(self.teachers, agent_seeds):
-            agent.seed(s)
-            agent.reset()
+        agent_seeds, deal_seed = teacher_seeds(seed, 1)
+        self.seating.start(agent_seeds)
         N, T = self.env.num_games, self.steps
+        games = list(range(N))
         obs, mask, seat = self.env.reset(seed=deal_seed)
+        engine = BatchTables(self.env, obs, mask)
         all_obs = np.zeros((T, N, obs.shape[1]), dtype=np.float32)
         all_mask = np.zeros((T, N, mask.shape[1]), dtype=bool)
         actions = np.zeros((T, N), dtype=np.int64)
@@ -55,11 +56,9 @@ class TeacherRollout:
         dones = np.zeros((T, N), dtype=bool)
         for t in range(T):
             all_obs[t], all_mask[t], seats[t] = obs, mask, seat
-            for i in range(N):
-                actions[t, i] = self.teachers[i].act(None, self.env.view(i))
-            obs, mask, seat, rewards[t], dones[t], records = self.env.step(actions[t])
-            for i, _ in records:  # a new deal starts in game i
-                self.teachers[i].reset()
+            actions[t] = self.seating.act(games, seat.tolist(), engine)
+            obs, mask, seat, rewards[t], dones[t], _ = self.env.step(actions[t])
+            engine.update(obs, mask)
         # Monte-Carlo returns: GAE with zero values and lambda 1
         returns = gae_per_seat(np.zeros((T, N), np.float32), rewards * self.reward_scale, dones, seats,
                                np.ones((T, N), bool), self.gamma, 1.0)

@@ -26,9 +26,10 @@ import numpy as np
 import torch
 
 import agents
+from agents.seating import BatchTables
+from agents.seating import Seating as AgentSeating
 from agents.model import (
     ActorCritic,
-    PolicyAgent,
     log_probs_entropy,
     phase_flags,
     phase_of,
@@ -143,23 +144,17 @@ class LocalRollout:
         self.env = BatchEnv(num_games=cfg.env.num_games, rules=rules, seed=cfg.env.seed)
         self.model = ActorCritic(cfg.model.hidden).eval()
         self.learned = phase_flags(cfg.learn.phases)
-        self._tables: dict[str, list[agents.Agent]] = {}
-        self.other = None if self.learned[:3].all() else self._table_agents(cfg.learn.other)
+        self._agents: dict[str, agents.Agent] = {}
+        self.other = None if self.learned[:3].all() else self._agent(cfg.learn.other)
         self._snapshots: dict[str, ActorCritic] = {}
         self.storage = Storage(cfg.env.rollout_steps, cfg.env.num_games)
 
-    def _table_agents(self, spec: str) -> list[agents.Agent]:
-        """One agent per game, since agents may keep per-deal state (``reset()`` starts a deal).
-
-        A :class:`PolicyAgent` keeps none, so one instance serves every game in one forward pass.
-        """
-        if spec not in self._tables:
-            first = agents.load(spec)
-            if isinstance(first, PolicyAgent):
-                self._tables[spec] = [first] * self.cfg.env.num_games
-            else:
-                self._tables[spec] = [first] + [agents.load(spec) for _ in range(self.cfg.env.num_games - 1)]
-        return self._tables[spec]
+    def _agent(self, spec: str) -> agents.Agent:
+        """The agent of ``spec``: one object serves every game, as at the evaluator's tables (agents keep no
+        per-table state; the engine's view carries what they would track), seeded once per collection."""
+        if spec not in self._agents:
+            self._agents[spec] = agents.load(spec)
+        return self._agents[spec]
 
     def _snapshot_model(self, entry: PoolEntry) -> ActorCritic:
         model = self._snapshots.get(entry.name)
@@ -187,30 +182,40 @@ class LocalRollout:
         self._snapshots = {k: m for k, m in self._snapshots.items() if k in live}
         seeds = rollout_seeds(seed)
         seating = assign_seats(pool, seeds.seating, self.cfg.env.num_games)
-        # players[p]: a network or a table of agents (one per game); pool entry k is player k + 1
-        players: list = [self.model] + [self._snapshot_model(e) if e.kind == "snapshot" else self._table_agents(e.name)
+        # players[p]: a network or an agent; pool entry k is player k + 1 (a "current" entry is the learner)
+        players: list = [self.model] + [self._snapshot_model(e) if e.kind == "snapshot" else self._agent(e.name)
                                         if e.kind == "agent" else None for e in pool]
-        tables = [p for p in players if isinstance(p, list)] + ([self.other] if self.other is not None else [])
-        for k, table in enumerate(tables):
-            for agent, s in zip(table, per_agent(seeds.agents, k, len(table))):
-                agent.seed(s)
-                agent.reset()
-        stats = self._record(players, tables, seating, seeds)
+        table = self._seat_agents(players, seating)
+        table.start(per_agent(seeds.agents, len(table.agents)))
+        stats = self._record(players, table, seating, seeds)
         batch = self._finish(stats)
         batch.stats["rollout_seconds"] = time.perf_counter() - t0
         return batch
 
-    def _record(self, players, tables, seating: Seating, seeds) -> dict[str, float]:
+    def _seat_agents(self, players: list, seating: Seating) -> AgentSeating:
+        """The agents' seats in every game: an agent entry's team, and the network seats' phases not learned
+        (``learn.other``); the networks' own decisions are left to :meth:`_record` (``LEFT_TO_CALLER``)."""
+        is_agent = [p is not None and not isinstance(p, ActorCritic) for p in players]
+        seated = [p for p, a in zip(players, is_agent) if a] + ([self.other] if self.other is not None else [])
+        index = np.full(len(players), -1 if self.other is None else len(seated) - 1)
+        index[np.flatnonzero(is_agent)] = np.arange(sum(is_agent))
+        seat_player = np.where((np.arange(4) & 1)[None, :] == seating.learner_team[:, None], LEARNER,
+                               seating.opponent[:, None])
+        return AgentSeating(seated, index[seat_player])
+
+    def _record(self, players: list, table: AgentSeating, seating: Seating, seeds) -> dict[str, float]:
         """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics."""
         st, T, N = self.storage, self.cfg.env.rollout_steps, self.cfg.env.num_games
         gen = seeds.sampling
-        is_network = np.array([not isinstance(p, list) for p in players])
+        is_network = np.array([isinstance(p, ActorCritic) for p in players])
+        engine = BatchTables(self.env)
         bids = passes = 0
         records: list[tuple[int, dict]] = []
         agent_time = 0.0
         obs, mask, seat = self.env.reset(seed=seeds.deals)
         for t in range(T):
             st.obs[t], st.mask[t], st.seats[t] = obs, mask, seat
+            engine.update(obs, mask)
             phase = phase_of(obs)
             learned = self.learned[phase]
             player = seating.player_at(seat)
@@ -233,20 +238,15 @@ class LocalRollout:
                         logits, _ = players[p](torch.from_numpy(obs[sidx]), torch.from_numpy(mask[sidx]).bool())
                     actions[sidx] = sample_actions(logits, gen).numpy()
             ta = time.perf_counter()
-            for p in range(1, len(players)):
-                if isinstance(players[p], list):
-                    self._agent_act(players[p], np.flatnonzero(player == p), obs, mask, actions)
-            if self.other is not None:
-                self._agent_act(self.other, np.flatnonzero(~learned & is_network[player]), obs, mask, actions)
+            aidx = np.flatnonzero(~is_network[player] | ~learned)  # agents' seats, and learn.other's phases
+            if aidx.size:
+                actions[aidx] = table.act(aidx.tolist(), seat[aidx].tolist(), engine)
             agent_time += time.perf_counter() - ta
             own_bids = (phase == BIDDING) & ((seat & 1) == seating.learner_team) & learned
             bids += int(own_bids.sum())
             passes += int((own_bids & (actions == PASS)).sum())
             obs, mask, seat, st.rewards[t], st.dones[t], recs = self.env.step(actions)
             records.extend(recs)
-            for i, _ in recs:  # a new deal starts in game i
-                for table in tables:
-                    table[i].reset()
         stats = self._stats(records, seating.learner_team, bids, passes)
         stats["agent_seconds"] = agent_time
         return stats
@@ -266,16 +266,6 @@ class LocalRollout:
         stats.update(decisions=float(T * N), learned_decisions=float(keep.sum()))
         return Batch(st.obs[keep], st.mask[keep].astype(bool), st.actions[keep], st.logp[keep], values, adv,
                      adv + values, stats)
-
-    def _agent_act(self, table: list[agents.Agent], idx: np.ndarray, obs, mask, actions) -> None:
-        if idx.size == 0:
-            return
-        observations = [{"observation": obs[i], "action_mask": mask[i]} for i in idx]
-        views = [self.env.view(int(i)) for i in idx]
-        if isinstance(table[0], PolicyAgent):
-            actions[idx] = table[0].act_batch(observations, views)
-        else:
-            actions[idx] = [table[i].act(o, v) for i, o, v in zip(idx, observations, views)]
 
     @staticmethod
     def _stats(records, learner_team, bids: int, passes: int) -> dict[str, float]:

@@ -53,9 +53,9 @@ def worker_seed(seed: int, worker: int) -> int:
     return int(_draw([int(seed), worker, RAY_WORKER])[0])
 
 
-def per_agent(seed: int, table: int, n: int) -> list[int]:
-    """Seeds of the ``n`` agents of the ``table``-th agent table of a rollout."""
-    return [int(s) for s in _draw([seed, table], n)]
+def per_agent(seed: int, n: int) -> list[int]:
+    """Seeds of the ``n`` agents seated in a rollout (agent ``k``'s from (seed, k))."""
+    return [int(_draw([seed, k])[0]) for k in range(n)]
 
 
 class RolloutSeeds(NamedTuple):
