@@ -21,7 +21,7 @@ from agents.checkpoint import load_checkpoint
 from training import Trainer
 from training import cli as train
 from training.batch import DATA
-from training.config import load_config
+from training.config import ConfigError, load_config
 from training.process_rollout import ProcessRollout, RolloutProcessError
 from training.rollout import LocalRollout, OpponentPool, PoolEntry
 from training.seeds import iteration_seed
@@ -183,3 +183,12 @@ def test_auto_backend_uses_the_process_only_with_two_free_cpus(monkeypatch, tmp_
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     assert trainer_mod.default_backend() == "process"
     assert load_config(SMOKE).rollout.backend == "auto" and load_config(SMOKE).rollout.lag == 1
+
+
+def test_resume_keeps_the_lag_of_the_run(tmp_path):
+    run_dir = str(tmp_path / "r")
+    _run(run_dir, TINY + ["rollout.backend=local", "rollout.lag=0", "budget.iterations=1"])
+    args = train.parse_args(["--resume", run_dir, "--set", "rollout.lag=1"])
+    with pytest.raises(ConfigError, match=r"rollout.lag: this run was trained with lag 0, not 1; resume it with "
+                                        r"--set rollout.lag=0"):
+        train.setup(args)

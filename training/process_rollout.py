@@ -9,7 +9,12 @@ collection with the current update (``rollout.lag: 1``).
 
 What crosses the pipe: the weights as numpy arrays with every submission
 (about 1 MB for the 256x256 model), each pool snapshot once (the child keeps
-the ones still in the pool), and the batch back. A collection depends only on
+the ones still in the pool), and the batch's row count and statistics back.
+The batch rows themselves (about 45 MB for 16k learned decisions) go through a
+shared-memory block (:class:`SharedRows`) that the learner copies out in one
+pass: pickling them through the pipe cost the learner a few tenths of a second
+per iteration. The learner copies before it submits the next collection, so
+one block serves every iteration. A collection depends only on
 (weights, pool, seed), so the child's batch equals a :class:`LocalRollout`'s
 in the learner (given the same torch thread count).
 
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import signal
+from multiprocessing import shared_memory
 import time
 import traceback
 import weakref
@@ -37,9 +43,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from tarneeb_env import Rules
+from tarneeb_env import NUM_ACTIONS, OBS_SIZE, Rules
 
-from .batch import Batch
+from .batch import DATA, Batch
 from .config import Config
 from .rollout import LocalRollout, PoolEntry
 
@@ -58,10 +64,43 @@ def _tensors(sd: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
     return {k: torch.from_numpy(v) for k, v in sd.items()}
 
 
-def serve(conn, cfg: Config, rules: Rules) -> None:
+class SharedRows:
+    """Up to ``rows`` batch rows in one shared-memory block, field after field (created by the learner)."""
+
+    LAYOUT = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (NUM_ACTIONS,)), "actions": (np.int64, ()),
+              "logp": (np.float32, ()), "values": (np.float32, ()), "advantages": (np.float32, ()),
+              "returns": (np.float32, ())}
+
+    def __init__(self, rows: int, name: str | None = None):
+        sizes = [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in self.LAYOUT.values()]
+        self.shm = shared_memory.SharedMemory(name=name, create=name is None, size=sum(sizes))
+        self.arrays, offset = {}, 0
+        for (f, (dt, shape)), size in zip(self.LAYOUT.items(), sizes):
+            self.arrays[f] = np.ndarray((rows, *shape), dtype=dt, buffer=self.shm.buf, offset=offset)
+            offset += size
+
+    def write(self, batch: Batch) -> int:
+        n = len(batch)
+        for f in DATA:
+            self.arrays[f][:n] = getattr(batch, f)
+        return n
+
+    def read(self, n: int, stats: dict[str, float]) -> Batch:
+        """A copy of the first ``n`` rows (the block is overwritten by the next collection)."""
+        return Batch(*(self.arrays[f][:n].copy() for f in DATA), stats=stats)
+
+    def close(self, unlink: bool) -> None:
+        self.arrays = {}
+        self.shm.close()
+        if unlink:
+            self.shm.unlink()
+
+
+def serve(conn, cfg: Config, rules: Rules, shm_name: str) -> None:
     """The child's loop: one ``(seed, weights, pool, new snapshots)`` message in, one result out."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle; it stops this process
     torch.set_num_threads(1)
+    rows = SharedRows(cfg.env.num_games * cfg.env.rollout_steps, shm_name)
     rollout = LocalRollout(cfg, rules)
     snapshots: dict[str, dict[str, torch.Tensor]] = {}
     while True:
@@ -76,7 +115,8 @@ def serve(conn, cfg: Config, rules: Rules) -> None:
         snapshots = {name: sd for name, sd in snapshots.items() if name in {n for n, _ in entries}}
         pool = [PoolEntry(name, w, snapshots.get(name)) for name, w in entries]
         try:
-            reply = ("ok", rollout.collect(_tensors(weights), pool, seed))
+            batch = rollout.collect(_tensors(weights), pool, seed)
+            reply = ("ok", (rows.write(batch), batch.stats))
         except Exception:  # noqa: BLE001 - sent back whole to the learner, which raises it
             reply = ("error", traceback.format_exc())
         try:
@@ -85,8 +125,8 @@ def serve(conn, cfg: Config, rules: Rules) -> None:
             return
 
 
-def _stop(proc, conn) -> None:
-    """Ask the child to exit, then make sure it has (terminate, kill) and reap it."""
+def _stop(proc, conn, rows: SharedRows) -> None:
+    """Ask the child to exit, make sure it has (terminate, kill), reap it and free the shared block."""
     try:
         conn.send(None)
     except (BrokenPipeError, OSError):
@@ -99,6 +139,7 @@ def _stop(proc, conn) -> None:
     if proc.is_alive():
         proc.kill()
         proc.join()
+    rows.close(unlink=True)
 
 
 class ProcessRollout:
@@ -110,6 +151,7 @@ class ProcessRollout:
         self.proc = None
         self.restarts = 0  # children restarted after dying, over the run
         self._conn = None
+        self._rows: SharedRows | None = None
         self._sent: set[str] = set()  # snapshots the child holds
         self._finalizer = None
 
@@ -120,11 +162,13 @@ class ProcessRollout:
     def _start(self) -> None:
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=serve, args=(child, self.cfg, self.rules), name="tarneeb-rollout", daemon=True)
+        rows = SharedRows(self.cfg.env.num_games * self.cfg.env.rollout_steps)
+        proc = ctx.Process(target=serve, args=(child, self.cfg, self.rules, rows.shm.name), name="tarneeb-rollout",
+                           daemon=True)
         proc.start()
         child.close()
-        self.proc, self._conn, self._sent = proc, parent, set()
-        self._finalizer = weakref.finalize(self, _stop, proc, parent)
+        self.proc, self._conn, self._rows, self._sent = proc, parent, rows, set()
+        self._finalizer = weakref.finalize(self, _stop, proc, parent, rows)
 
     def _send(self, handle: dict[str, Any]) -> None:
         if self.proc is None:
@@ -169,7 +213,7 @@ class ProcessRollout:
                 continue
             if status == "error":
                 raise RolloutProcessError(f"rollout process raised:\n{payload}")
-            return payload
+            return self._rows.read(*payload)
 
     def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> Batch:
         return self.gather(self.submit(weights, pool, seed))
@@ -178,4 +222,4 @@ class ProcessRollout:
         """Stop the child (a later :meth:`submit` starts a new one)."""
         if self._finalizer is not None:
             self._finalizer()
-        self.proc = self._conn = self._finalizer = None
+        self.proc = self._conn = self._rows = self._finalizer = None

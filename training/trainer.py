@@ -140,6 +140,10 @@ class Trainer:
 
     # ------------------------------------------------------------ state
     def _restore(self, data: dict[str, Any]) -> None:
+        saved_lag = data["config"].get("rollout", {}).get("lag", 0)  # runs from before the pipeline: lag 0
+        if saved_lag != self.cfg.rollout.lag:
+            raise ConfigError(f"rollout.lag: this run was trained with lag {saved_lag}, not {self.cfg.rollout.lag}; "
+                              f"resume it with --set rollout.lag={saved_lag}")
         self.model.load_state_dict(data["state_dict"])
         self.optimizer.load_state_dict(data["optimizer"])
         self.pool.load_state(data["pool"])
