@@ -140,7 +140,7 @@ class Trainer:
 
     # ------------------------------------------------------------ state
     def _restore(self, data: dict[str, Any]) -> None:
-        saved_lag = data["config"].get("rollout", {}).get("lag", 0)  # runs from before the pipeline: lag 0
+        saved_lag = int(data.get("lag", 0))  # runs from before the pipeline: lag 0
         if saved_lag != self.cfg.rollout.lag:
             raise ConfigError(f"rollout.lag: this run was trained with lag {saved_lag}, not {self.cfg.rollout.lag}; "
                               f"resume it with --set rollout.lag={saved_lag}")
@@ -164,6 +164,7 @@ class Trainer:
             "pool": self.pool.state(),
             "counters": dict(self.counters),
             "last_eval": dict(self.last_eval),
+            "lag": self.cfg.rollout.lag,  # kept apart from the config, which --set may change on --resume
             "inflight": None if self.inflight is None else self.inflight.state(),
             "rng": rng_states(),
         }
