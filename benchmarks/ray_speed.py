@@ -16,8 +16,8 @@ import time
 
 import torch
 
-from training.config import load_config
 from agents.model import ActorCritic
+from training.config import load_config
 from training.ppo import ppo_update
 from training.ray_rollout import RayRollout, import_ray
 from training.rollout import LocalRollout, OpponentPool

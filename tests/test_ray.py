@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from training.config import Config, load_config
 from agents.model import ActorCritic
-from training.ray_rollout import RayRollout, import_ray, merge_results, worker_seed
 from training.batch import Batch
+from training.config import Config, load_config
+from training.ray_rollout import RayRollout, import_ray, merge_results, worker_seed
 from training.rollout import LocalRollout, OpponentPool
 
 FIELDS = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")

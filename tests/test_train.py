@@ -12,15 +12,21 @@ from torch import nn
 
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
-from training.config import ConfigError, config_from_dict, load_config
-from training.batch import Batch
-from training.imitation import TeacherRollout, agreement, bc_loss, bc_update
-from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entropy, phase_flags
-from training.ppo import gae_per_seat, ppo_loss
+from agents.model import (
+    MASKED_LOGIT,
+    ActorCritic,
+    PolicyAgent,
+    log_probs_entropy,
+    phase_flags,
+)
 from tarneeb_env import OBS_SIZE, PRESETS, raw_env
 from tarneeb_env.batch import BatchEnv
 from training import Trainer
 from training import cli as train
+from training.batch import Batch
+from training.config import ConfigError, config_from_dict, load_config
+from training.imitation import TeacherRollout, agreement, bc_loss, bc_update
+from training.ppo import gae_per_seat, ppo_loss
 
 SMOKE = "configs/smoke.yaml"
 TINY = [

@@ -8,8 +8,9 @@ losses read. Warm-start (teacher) rows have no behaviour policy: their
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,19 +32,19 @@ class Batch:
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
-    def to(self, device: torch.device) -> "Batch":
+    def to(self, device: torch.device) -> Batch:
         """The same rows as torch tensors on ``device`` (numpy arrays are converted, tensors moved)."""
         def tensor(x):
             return (torch.from_numpy(x) if isinstance(x, np.ndarray) else x).to(device)
 
         return replace(self, **{f: tensor(getattr(self, f)) for f in DATA})
 
-    def select(self, idx) -> "Batch":
+    def select(self, idx) -> Batch:
         """The rows ``idx`` (a minibatch), without statistics."""
         return Batch(*(getattr(self, f)[idx] for f in DATA))
 
     @staticmethod
-    def concat(batches: Sequence["Batch"], stats: dict[str, float]) -> "Batch":
+    def concat(batches: Sequence[Batch], stats: dict[str, float]) -> Batch:
         """The rows of ``batches`` in order (numpy), with ``stats``."""
         return Batch(*(np.concatenate([getattr(b, f) for b in batches]) for f in DATA), stats=stats)
 

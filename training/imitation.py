@@ -19,8 +19,8 @@ import numpy as np
 import torch
 
 import agents
-from agents.seating import BatchTables, Seating
 from agents.model import ActorCritic, log_probs_entropy, phase_of
+from agents.seating import BatchTables, Seating
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
 

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import signal
-from multiprocessing import shared_memory
 import time
 import traceback
 import weakref
+from multiprocessing import shared_memory
 from typing import Any
 
 import numpy as np
@@ -64,18 +64,19 @@ def _tensors(sd: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
     return {k: torch.from_numpy(v) for k, v in sd.items()}
 
 
+LAYOUT = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (NUM_ACTIONS,)), "actions": (np.int64, ()),
+          "logp": (np.float32, ()), "values": (np.float32, ()), "advantages": (np.float32, ()),
+          "returns": (np.float32, ())}  # dtype and row shape of each Batch field
+
+
 class SharedRows:
     """Up to ``rows`` batch rows in one shared-memory block, field after field (created by the learner)."""
 
-    LAYOUT = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (NUM_ACTIONS,)), "actions": (np.int64, ()),
-              "logp": (np.float32, ()), "values": (np.float32, ()), "advantages": (np.float32, ()),
-              "returns": (np.float32, ())}
-
     def __init__(self, rows: int, name: str | None = None):
-        sizes = [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in self.LAYOUT.values()]
+        sizes = [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in LAYOUT.values()]
         self.shm = shared_memory.SharedMemory(name=name, create=name is None, size=sum(sizes))
         self.arrays, offset = {}, 0
-        for (f, (dt, shape)), size in zip(self.LAYOUT.items(), sizes):
+        for (f, (dt, shape)), size in zip(LAYOUT.items(), sizes):
             self.arrays[f] = np.ndarray((rows, *shape), dtype=dt, buffer=self.shm.buf, offset=offset)
             offset += size
 

@@ -15,19 +15,24 @@ Per game, one team is the learner (drawn per game) and the other team an entry
 of the pool: ``current`` (the learner itself; both teams' decisions are then
 trained on), a past snapshot, or a built-in agent such as ``rule``. Phases the
 policy does not learn are played by ``learn.other`` for every network seat.
+
+A collection reads top to bottom (:meth:`LocalRollout.collect`): assign the
+teams (:func:`assign_teams`), seat the agents (:class:`agents.seating.Seating`,
+one agent object for every game, one ``act_batch`` per step), record
+``rollout_steps`` steps of every game into preallocated :class:`Storage`, and
+finish: GAE along each seat's chain, returns, and only the learner's
+decisions of hands that ended.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 import torch
 
 import agents
-from agents.seating import BatchTables
-from agents.seating import Seating as AgentSeating
 from agents.model import (
     ActorCritic,
     log_probs_entropy,
@@ -35,6 +40,7 @@ from agents.model import (
     phase_of,
     sample_actions,
 )
+from agents.seating import LEFT_TO_CALLER, BatchTables, Seating
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE, PASS, Rules
 from tarneeb_env.batch import BatchEnv
 
@@ -52,7 +58,7 @@ class PoolEntry:
 
     name: str  # "current", "snapshot:<iteration>" or an agent spec
     weight: float
-    state_dict: Optional[dict[str, torch.Tensor]] = None
+    state_dict: dict[str, torch.Tensor] | None = None
 
     @property
     def kind(self) -> str:
@@ -100,7 +106,7 @@ LEARNER = 0  # player index of the learner; pool entry k is player k + 1
 
 
 @dataclass
-class Seating:
+class Teams:
     """Who plays each team of each game in one rollout, as player indices (:data:`LEARNER`, or pool entry + 1)."""
 
     learner_team: np.ndarray  # (N,) 0 or 1
@@ -111,13 +117,13 @@ class Seating:
         return np.where((seat & 1) == self.learner_team, LEARNER, self.opponent)
 
 
-def assign_seats(pool: list[PoolEntry], rng: np.random.Generator, num_games: int) -> Seating:
+def assign_teams(pool: list[PoolEntry], rng: np.random.Generator, num_games: int) -> Teams:
     """Draw each game's opponent entry by weight and the learner's team; a ``current`` opponent is the learner."""
     probs = np.array([e.weight for e in pool], dtype=np.float64)
     entry = rng.choice(len(pool), size=num_games, p=probs / probs.sum())
     learner_team = rng.integers(2, size=num_games)
     player = np.array([LEARNER if e.kind == "current" else k + 1 for k, e in enumerate(pool)])
-    return Seating(learner_team, player[entry])
+    return Teams(learner_team, player[entry])
 
 
 class Storage:
@@ -181,31 +187,31 @@ class LocalRollout:
         live = {e.name for e in pool}
         self._snapshots = {k: m for k, m in self._snapshots.items() if k in live}
         seeds = rollout_seeds(seed)
-        seating = assign_seats(pool, seeds.seating, self.cfg.env.num_games)
+        teams = assign_teams(pool, seeds.teams, self.cfg.env.num_games)
         # players[p]: a network or an agent; pool entry k is player k + 1 (a "current" entry is the learner)
         players: list = [self.model] + [self._snapshot_model(e) if e.kind == "snapshot" else self._agent(e.name)
                                         if e.kind == "agent" else None for e in pool]
-        table = self._seat_agents(players, seating)
-        table.start(per_agent(seeds.agents, len(table.agents)))
-        stats = self._record(players, table, seating, seeds)
+        seating = self._seat_agents(players, teams)
+        seating.start(per_agent(seeds.agents, len(seating.agents)))
+        stats = self._record(players, seating, teams, seeds)
         batch = self._finish(stats)
         batch.stats["rollout_seconds"] = time.perf_counter() - t0
         return batch
 
-    def _seat_agents(self, players: list, seating: Seating) -> AgentSeating:
-        """The agents' seats in every game: an agent entry's team, and the network seats' phases not learned
-        (``learn.other``); the networks' own decisions are left to :meth:`_record` (``LEFT_TO_CALLER``)."""
+    def _seat_agents(self, players: list, teams: Teams) -> Seating:
+        """The agents' seats in every game: an agent entry's team, and ``learn.other`` at the network seats for
+        the phases not learned; the networks' own decisions are :meth:`_record`'s (``LEFT_TO_CALLER``)."""
         is_agent = [p is not None and not isinstance(p, ActorCritic) for p in players]
         seated = [p for p, a in zip(players, is_agent) if a] + ([self.other] if self.other is not None else [])
-        index = np.full(len(players), -1 if self.other is None else len(seated) - 1)
+        index = np.full(len(players), LEFT_TO_CALLER if self.other is None else len(seated) - 1)
         index[np.flatnonzero(is_agent)] = np.arange(sum(is_agent))
-        seat_player = np.where((np.arange(4) & 1)[None, :] == seating.learner_team[:, None], LEARNER,
-                               seating.opponent[:, None])
-        return AgentSeating(seated, index[seat_player])
+        seat_player = np.where((np.arange(4) & 1)[None, :] == teams.learner_team[:, None], LEARNER,
+                               teams.opponent[:, None])
+        return Seating(seated, index[seat_player])
 
-    def _record(self, players: list, table: AgentSeating, seating: Seating, seeds) -> dict[str, float]:
+    def _record(self, players: list, seating: Seating, teams: Teams, seeds) -> dict[str, float]:
         """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics."""
-        st, T, N = self.storage, self.cfg.env.rollout_steps, self.cfg.env.num_games
+        st, T = self.storage, self.cfg.env.rollout_steps
         gen = seeds.sampling
         is_network = np.array([isinstance(p, ActorCritic) for p in players])
         engine = BatchTables(self.env)
@@ -218,7 +224,7 @@ class LocalRollout:
             engine.update(obs, mask)
             phase = phase_of(obs)
             learned = self.learned[phase]
-            player = seating.player_at(seat)
+            player = teams.player_at(seat)
             mine = (player == LEARNER) & learned
             st.learned[t] = mine
             actions = st.actions[t]
@@ -240,14 +246,14 @@ class LocalRollout:
             ta = time.perf_counter()
             aidx = np.flatnonzero(~is_network[player] | ~learned)  # agents' seats, and learn.other's phases
             if aidx.size:
-                actions[aidx] = table.act(aidx.tolist(), seat[aidx].tolist(), engine)
+                actions[aidx] = seating.act(aidx.tolist(), seat[aidx].tolist(), engine)
             agent_time += time.perf_counter() - ta
-            own_bids = (phase == BIDDING) & ((seat & 1) == seating.learner_team) & learned
+            own_bids = (phase == BIDDING) & ((seat & 1) == teams.learner_team) & learned
             bids += int(own_bids.sum())
             passes += int((own_bids & (actions == PASS)).sum())
             obs, mask, seat, st.rewards[t], st.dones[t], recs = self.env.step(actions)
             records.extend(recs)
-        stats = self._stats(records, seating.learner_team, bids, passes)
+        stats = self._stats(records, teams.learner_team, bids, passes)
         stats["agent_seconds"] = agent_time
         return stats
 

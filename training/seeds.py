@@ -59,9 +59,9 @@ def per_agent(seed: int, n: int) -> list[int]:
 
 
 class RolloutSeeds(NamedTuple):
-    """The streams of one rollout: seat assignment, the networks' sampling, the agents, the deals."""
+    """The streams of one rollout: team assignment, the networks' sampling, the agents, the deals."""
 
-    seating: np.random.Generator
+    teams: np.random.Generator
     sampling: torch.Generator
     agents: int
     deals: int

@@ -31,10 +31,11 @@ flight, so ``--resume`` continues exactly where an uninterrupted run would be
 from __future__ import annotations
 
 import glob
+import math
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 import torch
@@ -67,7 +68,7 @@ class Inflight:
                 "pool": [{"name": e.name, "weight": e.weight, "state_dict": e.state_dict} for e in self.pool]}
 
     @classmethod
-    def from_state(cls, s: dict[str, Any]) -> "Inflight":
+    def from_state(cls, s: dict[str, Any]) -> Inflight:
         pool = [PoolEntry(e["name"], float(e["weight"]), e["state_dict"]) for e in s["pool"]]
         return cls(int(s["iteration"]), int(s["behaviour"]), dict(s["weights"]), pool)
 
@@ -81,7 +82,7 @@ def default_backend() -> str:
 class Trainer:
     """Owns the learner state (model, optimizer, pool, counters, the rollout in flight) and the training loop."""
 
-    def __init__(self, cfg: Config, run_dir: str, resume: Optional[dict[str, Any]] = None, progress: bool = True):
+    def __init__(self, cfg: Config, run_dir: str, resume: dict[str, Any] | None = None, progress: bool = True):
         self.cfg = cfg
         self.run_dir = run_dir
         self.progress = progress
@@ -102,8 +103,8 @@ class Trainer:
         self.pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots)
         self.backend = default_backend() if cfg.rollout.backend == "auto" else cfg.rollout.backend
         self.rollout = self._make_rollout(cfg)
-        self.inflight: Optional[Inflight] = None
-        self.teacher: Optional[TeacherRollout] = None  # built on the first pretraining chunk
+        self.inflight: Inflight | None = None
+        self.teacher: TeacherRollout | None = None  # built on the first pretraining chunk
         self.last_eval: dict[str, float] = {}
         if resume is not None:
             self._restore(resume)
@@ -336,7 +337,7 @@ class Trainer:
                 for tags, step in ((scalars, c["pretrain_decisions"] if warm else c["decisions"]),
                                    (evaluated, c["decisions"])):
                     for k, v in tags.items():
-                        if v == v:  # skip NaN (e.g. no contract declared this iteration)
+                        if not math.isnan(v):  # e.g. no contract declared this iteration
                             writer.add_scalar(k, v, step)
                 writer.flush()
                 if warm:
