@@ -35,7 +35,6 @@ import torch
 import agents
 from agents.model import (
     ActorCritic,
-    log_probs_entropy,
     phase_flags,
     phase_of,
     sample_actions,
@@ -233,7 +232,7 @@ class LocalRollout:
                 with torch.inference_mode():
                     logits, v = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]).bool())
                     a = sample_actions(logits, gen)
-                    logp, _ = log_probs_entropy(logits)
+                    logp = torch.log_softmax(logits, dim=-1)  # as log_probs_entropy, without the entropy
                 actions[idx] = a.numpy()
                 st.values[t, idx] = v.numpy()
                 st.logp[t, idx] = logp.gather(1, a[:, None]).squeeze(1).numpy()
