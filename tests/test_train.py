@@ -229,7 +229,9 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
     tags = set(acc.Tags()["scalars"])
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
                 "losses/clipfrac", "losses/explained_variance", "charts/SPS", "charts/learning_rate",
-                "charts/mean_hand_reward", "bidding/pass_rate", "eval/margin_vs_random", "pretrain/loss",
+                "charts/mean_hand_reward", "charts/rollout_seconds", "charts/update_seconds",
+                "charts/learner_wait_seconds", "charts/policy_lag", "bidding/pass_rate", "eval/margin_vs_random",
+                "pretrain/loss",
                 "pretrain/accuracy", "pretrain/value_loss"):
         assert tag in tags, tag
     assert sorted(os.listdir(run_dir)) == ["config.yaml", os.path.basename(events[0]), "iter_000002.pt", "latest.pt"]
