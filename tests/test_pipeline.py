@@ -99,12 +99,38 @@ def _run(run_dir, sets, resume=False):
     return load_checkpoint(os.path.join(run_dir, "latest.pt"))
 
 
-def test_resumed_pipelined_run_equals_uninterrupted_run(tmp_path):
+def test_resumed_pipelined_run_equals_uninterrupted_and_one_process_runs(tmp_path, monkeypatch):
     pipelined = TINY + ["rollout.backend=process", "rollout.lag=1"]
     full = _run(str(tmp_path / "full"), pipelined + ["budget.iterations=3"])
-    part = _run(str(tmp_path / "part"), pipelined + ["budget.iterations=1"])
-    assert part["inflight"]["iteration"] == 1 and part["inflight"]["behaviour"] == 0  # saved with the checkpoint
-    resumed = _run(str(tmp_path / "part"), ["budget.iterations=3"], resume=True)
+    # the lag, not the backend, decides the run: the same lag in one process computes the same weights
+    one_process = _run(str(tmp_path / "local"), TINY + ["rollout.backend=local", "rollout.lag=1",
+                                                        "budget.iterations=3"])
+    assert_same_weights(full["state_dict"], one_process["state_dict"])
+    # interrupted (Ctrl-C) in the middle of iteration 1's update, with iteration 2's rollout in flight
+    from training import trainer as trainer_mod
+
+    update, calls, pids = trainer_mod.ppo_update, [], []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            pids.append(trainers[0].rollout.pid)
+            raise KeyboardInterrupt
+        return update(*args, **kwargs)
+
+    trainers = []
+    setup = train.setup
+    monkeypatch.setattr(train, "setup", lambda args: trainers.append(setup(args)) or trainers[-1])
+    monkeypatch.setattr(trainer_mod, "ppo_update", interrupted)
+    part = str(tmp_path / "part")
+    argv = ["--config", SMOKE, "--run-dir", part, "--no-progress"] + [a for s in pipelined for a in ("--set", s)]
+    assert train.main(argv + ["--set", "budget.iterations=3"]) == 130
+    assert pids[0] is not None and gone(pids[0])  # the interrupted run left no rollout process
+    saved = load_checkpoint(os.path.join(part, "latest.pt"))
+    assert saved["counters"]["iteration"] == 1
+    assert (saved["inflight"]["iteration"], saved["inflight"]["behaviour"]) == (1, 0)  # saved with the checkpoint
+    monkeypatch.setattr(trainer_mod, "ppo_update", update)
+    resumed = _run(part, [], resume=True)
     assert full["counters"] == {**resumed["counters"], "seconds": full["counters"]["seconds"]}
     assert_same_weights(full["state_dict"], resumed["state_dict"])
     assert_same_weights(full["inflight"]["weights"], resumed["inflight"]["weights"])
