@@ -201,14 +201,24 @@ def test_no_rollout_process_outlives_the_trainer(tmp_path, monkeypatch):
     assert trainer.rollout.pid is None
 
 
-def test_auto_backend_uses_the_process_only_with_two_free_cpus(monkeypatch, tmp_path):
+def test_auto_backend_uses_the_process_only_with_two_free_cpus_and_enough_shared_memory(monkeypatch):
     from training import trainer as trainer_mod
 
+    cfg = config()
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
-    assert trainer_mod.default_backend() == "local"
+    assert trainer_mod.default_backend(cfg) == "local"
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
-    assert trainer_mod.default_backend() == "process"
+    assert trainer_mod.default_backend(cfg) == "process"
     assert load_config(SMOKE).rollout.backend == "auto" and load_config(SMOKE).rollout.lag == 1
+    # /dev/shm capped (Docker's default 64 MB) below what the default config's rows need
+    full = os.statvfs("/dev/shm")
+    capped = os.statvfs_result((full.f_bsize, 4096, 0, 0, 16384, 0, 0, 0, 0, 255))  # 64 MB free
+    monkeypatch.setattr(os, "statvfs", lambda path: capped)
+    big = load_config("configs/default.yaml")
+    assert trainer_mod.default_backend(big) == "local"
+    with pytest.raises(RolloutProcessError, match=r"needs 88 MB of shared memory .* /dev/shm has 64 MB free; "
+                                                  r"enlarge it \(docker run --shm-size=...\) or set rollout.backend: local"):
+        ProcessRollout(big, big.make_rules()).submit({}, [], 0)
 
 
 def test_resume_keeps_the_lag_of_the_run(tmp_path):

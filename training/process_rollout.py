@@ -33,6 +33,7 @@ learner's end of the pipe closes (the learner killed), so no process is left beh
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import time
 import traceback
@@ -69,11 +70,33 @@ LAYOUT = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (NUM_ACTIONS,)), 
           "returns": (np.float32, ())}  # dtype and row shape of each Batch field
 
 
+def _sizes(rows: int) -> list[int]:
+    return [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in LAYOUT.values()]
+
+
+def shared_memory_shortfall(cfg: Config) -> str | None:
+    """Why this machine's shared memory cannot hold a rollout's rows, or None if it can.
+
+    Linux keeps shared memory in /dev/shm, which containers often cap (Docker: 64 MB); writing past the cap
+    would kill the rollout process with SIGBUS, so the learner checks first.
+    """
+    need = sum(_sizes(cfg.env.num_games * cfg.env.rollout_steps))
+    if not os.path.isdir("/dev/shm"):
+        return None
+    st = os.statvfs("/dev/shm")
+    free = st.f_bavail * st.f_frsize
+    if free >= need:
+        return None
+    return (f"rollout.backend: process needs {need / 2**20:.0f} MB of shared memory for "
+            f"env.num_games x env.rollout_steps rows, and /dev/shm has {free / 2**20:.0f} MB free; enlarge it "
+            f"(docker run --shm-size=...) or set rollout.backend: local")
+
+
 class SharedRows:
     """Up to ``rows`` batch rows in one shared-memory block, field after field (created by the learner)."""
 
     def __init__(self, rows: int, name: str | None = None):
-        sizes = [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in LAYOUT.values()]
+        sizes = _sizes(rows)
         self.shm = shared_memory.SharedMemory(name=name, create=name is None, size=sum(sizes))
         self.arrays, offset = {}, 0
         for (f, (dt, shape)), size in zip(LAYOUT.items(), sizes):
@@ -161,6 +184,9 @@ class ProcessRollout:
         return None if self.proc is None else self.proc.pid
 
     def _start(self) -> None:
+        shortfall = shared_memory_shortfall(self.cfg)
+        if shortfall is not None:
+            raise RolloutProcessError(shortfall)
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
         rows = SharedRows(self.cfg.env.num_games * self.cfg.env.rollout_steps)

@@ -73,10 +73,13 @@ class Inflight:
         return cls(int(s["iteration"]), int(s["behaviour"]), dict(s["weights"]), pool)
 
 
-def default_backend() -> str:
-    """``process`` when this process may run on two or more CPUs, else ``local``."""
+def default_backend(cfg: Config) -> str:
+    """``process`` when this process may run on two or more CPUs and shared memory can hold a rollout,
+    else ``local``."""
+    from .process_rollout import shared_memory_shortfall
+
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return "process" if cpus >= 2 else "local"
+    return "process" if cpus >= 2 and shared_memory_shortfall(cfg) is None else "local"
 
 
 class Trainer:
@@ -101,7 +104,7 @@ class Trainer:
                          "learned_decisions": 0, "hands": 0, "seconds": 0.0}
         self.optimizer = self._new_optimizer()
         self.pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots)
-        self.backend = default_backend() if cfg.rollout.backend == "auto" else cfg.rollout.backend
+        self.backend = default_backend(cfg) if cfg.rollout.backend == "auto" else cfg.rollout.backend
         self.rollout = self._make_rollout(cfg)
         self.inflight: Inflight | None = None
         self.teacher: TeacherRollout | None = None  # built on the first pretraining chunk
