@@ -1,11 +1,18 @@
 """Agents: built-in baselines, trained checkpoints and user code behind one interface.
 
-``agents.load(spec, **options)`` accepts:
+``agents.load(spec, rules=None, **options)`` accepts:
 
-- a built-in name: ``random``, ``rule``, ``expert``;
+- a built-in name: ``random``, ``rule``, ``expert``, or ``ppo``: the shipped trained agent for the rules
+  in play (see :mod:`agents.shipped`; an error when none is trained for them);
 - a checkpoint path ending in ``.pt`` (written by ``train.py``);
 - ``path/to/file.py:Name`` or ``package.module:Name``: a class or factory called with no arguments
-  (``seed=`` is passed on when it accepts it).
+  (``seed=`` and ``rules=`` are passed on when it accepts them).
+
+``rules=`` (a :class:`~tarneeb_env.Rules`, preset name or mapping) names the rules the agent will play;
+an agent made for other rules (its ``.rules``, e.g. a checkpoint's training rules) is refused with
+:class:`RulesMismatchError`, unless the spec ends in ``?rules=any`` (``x.pt?rules=any``): then it is
+loaded with one :class:`RulesOverrideWarning`. ``rules=None`` checks nothing. Every caller that seats an
+agent for a game (evaluator, ``play.py``, the trainer's opponent pool) passes its rules here.
 """
 from __future__ import annotations
 
@@ -15,16 +22,22 @@ import inspect
 import os
 from typing import Callable
 
+from tarneeb_env import make_rules
+from tarneeb_env.rules import RulesSpec
+
 from .base import Agent
 from .expert_agent import ExpertAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
+from .rules_check import ANY_RULES, RulesMismatchError, RulesOverrideWarning, check_rules
 
 BUILTINS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "rule": RuleAgent, "expert": ExpertAgent}
 
+SHIPPED = "ppo"  # the shipped trained agent for the rules in play
+
 SPEC_FORMS = (
     "a built-in name ({names}), a checkpoint path ending in .pt, "
-    "'path/to/file.py:Name' or 'package.module:Name'"
+    "'path/to/file.py:Name' or 'package.module:Name' (any of them may end in " + ANY_RULES + ")"
 )
 
 
@@ -33,7 +46,7 @@ class AgentSpecError(ValueError):
 
 
 def _spec_error(spec: str, why: str) -> AgentSpecError:
-    forms = SPEC_FORMS.format(names=", ".join(sorted(BUILTINS)))
+    forms = SPEC_FORMS.format(names=", ".join(sorted([*BUILTINS, SHIPPED])))
     return AgentSpecError(f"cannot load agent {spec!r}: {why}. An agent spec is {forms}.")
 
 
@@ -47,20 +60,45 @@ def _call(factory, options: dict) -> Agent:
     return factory(**kwargs)
 
 
-def load(spec: str, **options) -> Agent:
-    """Build an agent from a spec string (see the module docstring)."""
+def resolve(spec: str, rules: RulesSpec = None) -> tuple[str, bool]:
+    """``(concrete spec, allow other rules)``: the ``?rules=any`` suffix split off, ``ppo`` replaced by the path
+    of the shipped checkpoint for ``rules`` (classic when None); :class:`AgentSpecError` when none is shipped."""
     if not isinstance(spec, str) or not spec:
         raise _spec_error(str(spec), "expected a non-empty string")
-    if spec in BUILTINS:
-        return _call(BUILTINS[spec], options)
-    if spec.endswith(".pt"):
-        if not os.path.isfile(spec):
+    allow_other = spec.endswith(ANY_RULES)
+    base = spec[: -len(ANY_RULES)] if allow_other else spec
+    if base == SHIPPED:
+        from .shipped import shipped_checkpoint
+
+        rules = make_rules(rules)
+        path = shipped_checkpoint(rules)
+        if path is None:
+            raise _spec_error(spec, f"no shipped agent is trained for rules {rules.name}; train one with train.py "
+                                    "(its runs/<name>/latest.pt is a spec), or play 'rule'")
+        base = path
+    return base, allow_other
+
+
+def load(spec: str, rules: RulesSpec = None, **options) -> Agent:
+    """Build an agent from a spec string for ``rules`` (see the module docstring)."""
+    rules = None if rules is None else make_rules(rules)
+    base, allow_other = resolve(spec, rules)
+    if rules is not None:
+        options["rules"] = rules
+    return check_rules(_build(spec, base, options), rules, spec, allow_other)
+
+
+def _build(spec: str, base: str, options: dict) -> Agent:
+    if base in BUILTINS:
+        return _call(BUILTINS[base], options)
+    if base.endswith(".pt"):
+        if not os.path.isfile(base):
             raise _spec_error(spec, "no such checkpoint file")
         from .checkpoint import load_checkpoint_agent
 
-        return load_checkpoint_agent(spec, **options)
-    if ":" in spec:
-        target, _, name = spec.rpartition(":")
+        return load_checkpoint_agent(base, **options)
+    if ":" in base:
+        target, _, name = base.rpartition(":")
         if target.endswith(".py"):
             if not os.path.isfile(target):
                 raise _spec_error(spec, f"no such file {target!r}")
@@ -83,4 +121,7 @@ def load(spec: str, **options) -> Agent:
     raise _spec_error(spec, "not a built-in name, a .pt checkpoint or a 'target:Name' reference")
 
 
-__all__ = ["Agent", "AgentSpecError", "BUILTINS", "ExpertAgent", "RandomAgent", "RuleAgent", "load"]
+__all__ = [
+    "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "ExpertAgent", "RandomAgent", "RuleAgent",
+    "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "check_rules", "load", "resolve",
+]

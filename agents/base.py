@@ -17,13 +17,18 @@ class Agent:
     deterministic.
 
     An agent that decides from the view (and the action mask) alone sets
-    ``reads_observation = False``: the evaluator then skips the observation
-    writer when no agent at the table reads one, and passes
-    ``observation["observation"] = None``.
+    ``reads_observation = False``: :class:`agents.seating.Seating` then passes
+    it ``observation["observation"] = None``, and the evaluator skips the
+    observation writer when no agent at the table reads one.
+
+    ``rules`` is the :class:`~tarneeb_env.Rules` the agent was made for (a
+    checkpoint's training rules); ``None`` means it plays any rules. Seating it
+    under other rules is refused (see :mod:`agents.rules_check`).
     """
 
     name = "agent"
     reads_observation = True
+    rules = None
 
     def __init__(self, seed: Optional[int] = None):
         self.seed(seed)

@@ -32,7 +32,8 @@ What it guarantees:
 The engine stays outside: the caller passes an adapter (:class:`Tables`) that
 gives action masks, observation rows and views for table indices, so the same
 seating serves a list of :class:`~tarneeb_env.game.TarneebGame` tables
-(:class:`GameTables`) and the batch engine (:class:`BatchTables`). Applying the
+(:class:`GameTables`, also the web table's one game), the batch engine (:class:`BatchTables`) and the AEC
+env (:class:`EnvTables`, the terminal game). Applying the
 actions is the caller's, as is whatever it plays itself (seat index ``-1``).
 """
 from __future__ import annotations
@@ -119,6 +120,33 @@ class BatchTables:
         return self.env.view(int(i))
 
 
+class EnvTables:
+    """:class:`Tables` over AEC envs (``tarneeb_env.raw_env``), one table each, read through the env's own API
+    (the terminal game's single table)."""
+
+    __slots__ = ("envs",)
+
+    def __init__(self, envs: Sequence[Any]):
+        self.envs = envs
+
+    def masks(self, tables: Sequence[int]) -> np.ndarray:
+        return np.stack([self.envs[i].observe(self.envs[i].agent_selection)["action_mask"] for i in tables])
+
+    def observations(self, tables: Sequence[int]) -> list:
+        return [self.envs[i].observe(self.envs[i].agent_selection)["observation"] for i in tables]
+
+    def view(self, i: int):
+        env = self.envs[i]
+        return env.view(env.game.current)
+
+
+def seated(players: dict[int, Any]) -> "Seating":
+    """One table with ``players[seat]`` at the seats given; the others are the caller's (a human's)."""
+    seats = sorted(players)
+    return Seating([players[s] for s in seats], [[seats.index(s) if s in players else LEFT_TO_CALLER
+                                                  for s in range(4)]])
+
+
 class LazyViews(Sequence):
     """The views of a group's tables, each built on first access (agents reading only observations never pay).
 
@@ -136,8 +164,11 @@ class LazyViews(Sequence):
         return len(self._tables)
 
     def __iter__(self):
-        for i in range(len(self._tables)):
-            yield self[i]
+        views, tables, view = self._views, self._tables, self._view
+        for k, v in enumerate(views):
+            if v is None:
+                v = views[k] = view(tables[k])
+            yield v
 
     def __getitem__(self, i):
         if isinstance(i, slice):
@@ -226,25 +257,25 @@ class Seating:
         if LEFT_TO_CALLER in groups:
             j = groups[LEFT_TO_CALLER][0]
             raise ValueError(f"table {tables[j]}: seat {seats[j]} is the caller's to play, not an agent's")
+        masks = engine.masks(tables)  # one call for all groups: most engines build masks in bulk
         out: list = [None] * len(tables)
         for g, members in groups.items():
-            idx = [tables[j] for j in members] if len(members) != len(tables) else list(tables)
-            masks = engine.masks(idx)
-            rows = engine.observations(idx) if self._reads[g] else [None] * len(idx)
-            observations = [{"observation": rows[k], "action_mask": masks[k]} for k in range(len(idx))]
-            actions = self._ask(g, observations, LazyViews(idx, engine.view))
+            idx = [tables[j] for j in members]
+            if self._reads[g]:
+                rows = engine.observations(idx)
+                observations = [{"observation": rows[k], "action_mask": masks[j]} for k, j in enumerate(members)]
+            else:
+                observations = [{"observation": None, "action_mask": masks[j]} for j in members]
+            agent = self.agents[g]
+            batch = getattr(agent, "act_batch", None)
+            views = LazyViews(idx, engine.view)
+            if batch is not None:
+                actions = list(batch(observations, views))
+            else:
+                actions = [agent.act(o, v) for o, v in zip(observations, views)]
+            if len(actions) != len(members):
+                raise RuntimeError(f"agent {self.names[g]!r}: act_batch returned {len(actions)} actions for "
+                                   f"{len(members)} observations")
             for j, a in zip(members, actions):
                 out[j] = a
         return out
-
-    def _ask(self, g: int, observations: list, views: LazyViews) -> list:
-        agent = self.agents[g]
-        batch = getattr(agent, "act_batch", None)
-        if batch is not None:
-            actions = list(batch(observations, views))
-        else:
-            actions = [agent.act(o, v) for o, v in zip(observations, views)]
-        if len(actions) != len(observations):
-            raise RuntimeError(f"agent {self.names[g]!r}: act_batch returned {len(actions)} actions for "
-                               f"{len(observations)} observations")
-        return actions

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional
 
+from agents.rules_check import warnings_in_one_line
 from tarneeb_env import IllegalActionError
 
 from .match import EvaluationInputError, round_robin
@@ -66,8 +67,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         _check_writable(args.out, "--out")
         _check_writable(args.records, "--records")
-        rr = round_robin(args.agents, args.deals, args.seed, args.rules, args.workers, args.games,
-                         records=bool(args.records), progress=True)
+        with warnings_in_one_line("evaluate.py"):  # e.g. an agent played under other rules (?rules=any)
+            rr = round_robin(args.agents, args.deals, args.seed, args.rules, args.workers, args.games,
+                             records=bool(args.records), progress=True)
     except EvaluationInputError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2

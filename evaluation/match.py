@@ -5,6 +5,7 @@ import contextlib
 import itertools
 import multiprocessing
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any, Union
 
@@ -53,7 +54,9 @@ def _init_worker(entries, names, rules, seed, keep_records) -> None:
     import torch
 
     torch.set_num_threads(1)  # see one_torch_thread; W processes x several threads would also oversubscribe
-    _WORKER.update(_state([load_agent(e) for e in entries], names, rules, seed, keep_records))
+    warnings.simplefilter("ignore", agent_lib.RulesOverrideWarning)  # the parent warned once already
+    loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
+    _WORKER.update(_state(loaded, names, rules, seed, keep_records))
 
 
 def _state(loaded, names, rules, seed, keep_records) -> dict[str, Any]:
@@ -85,18 +88,21 @@ def agent_names(entries: Sequence[AgentLike]) -> list[str]:
     return names
 
 
-def load_agent(entry: AgentLike):
-    """An agent object from a spec (``agents.load``) or the object itself; any failure is a ``ValueError``."""
+def load_agent(entry: AgentLike, rules=None, name: str = ""):
+    """An agent object from a spec (``agents.load(spec, rules=rules)``) or the object itself, refused like a spec
+    when its ``.rules`` differ from ``rules``; any failure is a ``ValueError`` of one line."""
     if not isinstance(entry, str):
         if not callable(getattr(entry, "act", None)):
             raise ValueError(f"{entry!r} is not an agent: it has no act(observation, view) method")
-        return entry
+        return agent_lib.check_rules(entry, rules, name or agent_names([entry])[0])
     try:
-        return agent_lib.load(entry)
-    except agent_lib.AgentSpecError:
-        raise
-    except Exception as e:  # user code or a checkpoint failing to load
-        raise ValueError(f"cannot load agent {entry!r}: {type(e).__name__}: {e}") from None
+        return agent_lib.load(entry, rules=rules)
+    except Exception as e:
+        from agents.checkpoint import CheckpointError  # here, so that importing evaluation needs no torch
+
+        if isinstance(e, (agent_lib.AgentSpecError, agent_lib.RulesMismatchError, CheckpointError)):
+            raise  # their one line names the spec or the file
+        raise ValueError(f"cannot load agent {entry!r}: {type(e).__name__}: {e}") from None  # user code failing
 
 
 def round_robin(
@@ -115,7 +121,8 @@ def round_robin(
     ``batch`` deals run in lockstep per chunk (a neural agent's batch is up to
     2 x batch observations). Agent objects are re-seeded and reset at each
     chunk; with ``workers > 1`` they are pickled to spawned processes, specs are
-    loaded there.
+    loaded there. Every agent must be made for ``rules`` (see ``agents.load``): one
+    trained for other rules is refused, unless its spec ends in ``?rules=any``.
     """
     try:
         if len(entries) < 2:
@@ -127,10 +134,10 @@ def round_robin(
         if not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
         rules = make_rules(rules)
-        loaded = [load_agent(e) for e in entries]
+        names = agent_names(entries)
+        loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
     except ValueError as e:
         raise EvaluationInputError(str(e)) from None
-    names = agent_names(entries)
     pair_index = list(itertools.combinations(range(len(entries)), 2))
     tasks = []
     for i, j in pair_index:

@@ -10,18 +10,27 @@ never pick one. Needs the extra: ``pip install -e ".[rllib]"``.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import torch
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-from ray.tune.registry import register_env
 from torch import nn
+
+INSTALL_HINT = 'this example needs the rllib extra (Ray RLlib): pip install -e ".[rllib]"'
+try:
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.tune.registry import register_env
+except ImportError as e:  # run as a script: one line and exit 2; imported: an ImportError
+    if __name__ != "__main__":
+        raise ImportError(f"{INSTALL_HINT} ({e})") from None
+    print(f"{sys.argv[0]}: error: {INSTALL_HINT} ({e})", file=sys.stderr)
+    raise SystemExit(2)
 
 import tarneeb_env
 

@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any, Optional, Sequence
 
 import gymnasium as gym
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
-from sb3_contrib.common.wrappers import ActionMasker
+
+INSTALL_HINT = 'this example needs the sb3 extra (Stable-Baselines3, sb3-contrib): pip install -e ".[sb3]"'
+try:
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+except ImportError as e:  # run as a script: one line and exit 2; imported (an agent spec): an ImportError
+    if __name__ != "__main__":
+        raise ImportError(f"{INSTALL_HINT} ({e})") from None
+    print(f"{sys.argv[0]}: error: {INSTALL_HINT} ({e})", file=sys.stderr)
+    raise SystemExit(2)
 
 import agents
 import tarneeb_env

@@ -1,2 +1,2 @@
 """Playing against the computer: the terminal game (:mod:`playing.terminal`), saved-hand replays
-(:mod:`playing.records`) and the command line (:mod:`playing.cli`)."""
+(:mod:`playing.records`), the browser table (:mod:`playing.web`) and the command line (:mod:`playing.cli`)."""

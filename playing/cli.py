@@ -5,6 +5,7 @@ import argparse
 import dataclasses
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -13,25 +14,42 @@ from rich.console import Console
 from rich.text import Text
 
 import agents
-from tarneeb_env import make_rules
+from agents.shipped import shipped_checkpoint
+from tarneeb_env import Rules, make_rules
 
 from .records import replay
 from .terminal import _LOAD_ERRORS, TerminalGame
 
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default.pt"
+
+def default_agent_spec(rules: Rules, rules_label: str) -> tuple[str, Optional[str]]:
+    """The shipped agent trained for ``rules``, else ``rule`` and the line that tells the player why."""
+    try:
+        path = shipped_checkpoint(rules)
+        if path is not None:
+            agents.load(path, rules=rules)
+            return path, None
+    except _LOAD_ERRORS as e:
+        return "rule", f"Cannot load the shipped agent ({e}); playing with 'rule' instead."
+    return "rule", f"No shipped agent is trained for rules {rules_label}; playing 'rule' instead."
 
 
+def seat_spec(spec: str, rules: Rules) -> str:
+    """Load ``spec`` for ``rules`` (refused when made for other rules; warned with ?rules=any) and give the
+    concrete spec the game seats (``ppo`` as its checkpoint path)."""
+    agents.load(spec, rules=rules)
+    return agents.resolve(spec, rules)[0]
 
-def default_agent_spec() -> str:
-    """The shipped trained agent when present, else the rule player."""
-    if DEFAULT_CHECKPOINT.is_file():
-        return str(DEFAULT_CHECKPOINT)
-    return "rule"
+
+def _error(message: str) -> int:
+    """A bad agent (spec, file or rules) in one line, exit 2: the usage text would only bury it."""
+    print(f"play.py: error: {message}", file=sys.stderr)
+    return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="play.py", description="Play Tarneeb against the computer (you are seat 0).")
-    p.add_argument("--partner", metavar="SPEC", help="agent at seat 2 (default: the shipped agent, else rule)")
+    p.add_argument("--partner", metavar="SPEC",
+                   help="agent at seat 2 (default: the shipped agent trained for --rules, else rule)")
     p.add_argument("--opponents", metavar="SPEC", help="agent at seats 1 and 3 (default: as for --partner)")
     p.add_argument("--rules", default="classic", metavar="PRESET|FILE.yaml", help="rule preset or YAML file")
     p.add_argument("--target", type=int, metavar="N", help="points to win (overrides the rules' target_score)")
@@ -39,10 +57,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", type=float, default=0.6, metavar="SECONDS", help="pause before each computer move")
     p.add_argument("--save-dir", metavar="DIR", help="save each deal's record as JSON here")
     p.add_argument("--replay", metavar="FILE", help="show a saved deal trick by trick, then exit")
+    p.add_argument("--web", action="store_true", help="play in the browser instead (python -m playing.web -h)")
     return p
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--web" in argv:  # the web table takes the same options and some of its own
+        from .web.cli import main as web_main
+
+        return web_main([a for a in argv if a != "--web"])
     parser = build_parser()
     args = parser.parse_args(argv)
     import torch
@@ -50,6 +74,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     torch.set_num_threads(1)  # one decision at a time: extra threads only add latency on a busy machine
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # a terminal that cannot show a glyph gets '?', not a crash
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="surrogateescape")  # undecodable bytes reach the input reader, which refuses them
     console = Console(highlight=False)
     if args.delay < 0:
         parser.error(f"--delay: must be 0 or more, got {args.delay}")
@@ -71,20 +97,28 @@ def main(argv: Optional[list[str]] = None) -> int:
             os.makedirs(args.save_dir, exist_ok=True)
         except OSError as e:
             parser.error(f"--save-dir: cannot create {args.save_dir}: {e.strerror}")
-    default = default_agent_spec()
-    if default == str(DEFAULT_CHECKPOINT) and not (args.partner and args.opponents):
-        try:
-            agents.load(default)
-        except _LOAD_ERRORS as e:
-            default = "rule"
-            console.print(Text(f"Cannot load the shipped agent ({e}); playing with {default!r} instead.", "yellow"))
-    partner = args.partner or default
-    opponents = args.opponents or default
+    seated = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", agents.RulesOverrideWarning)
+        for flag, given in (("--partner", args.partner), ("--opponents", args.opponents)):
+            if given:
+                try:
+                    seated[flag] = seat_spec(given, rules)
+                except _LOAD_ERRORS as e:
+                    return _error(f"{flag}: {e}")
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        console.print(Text(f"Warning: {message}.", "yellow"))
+    if len(seated) < 2:
+        default, note = default_agent_spec(rules, rules_label)
+        if note:
+            console.print(Text(note, "yellow"))
+        seated = {"--partner": default, "--opponents": default, **seated}
+    partner, opponents = seated["--partner"], seated["--opponents"]
     try:
         game = TerminalGame(console, rules, rules_label, [None, opponents, partner, opponents], args.seed,
                             args.delay, args.save_dir)
     except _LOAD_ERRORS as e:
-        parser.error(f"--partner/--opponents: {e}")
+        return _error(f"--partner/--opponents: {e}")
     try:
         return game.run()
     except KeyboardInterrupt:

@@ -23,6 +23,7 @@ from tarneeb_env.cards import (
     SUITS,
     TRUMP_BASE,
 )
+from tarneeb_env.game import trick_winner
 from tarneeb_env.view import PlayerView
 
 SEAT_NAMES = ("You", "Right", "Partner", "Left")
@@ -58,15 +59,25 @@ def suit_style(suit: int) -> str:
     return RED if suit in (1, 2) else BLACK
 
 
+def hand_order(cards: Sequence[int]) -> list[int]:
+    """Cards as the hand shows them, by suit in :data:`HAND_SUIT_ORDER` and highest first; the prompt lists them so."""
+    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c))
+
+
 class Glyphs:
-    """Suit marks for the terminal: the symbols when its encoding can show them, else letters."""
+    """Suit marks and separators for the terminal: the symbols when its encoding can show them, else ASCII."""
 
     def __init__(self, encoding: Optional[str] = "utf-8"):
         try:
-            SUIT_SYMBOLS.encode(encoding or "ascii")
-            self.suits = SUIT_SYMBOLS
+            (SUIT_SYMBOLS + "·–—→").encode(encoding or "ascii")
+            self.fancy = True
         except (UnicodeEncodeError, LookupError):
-            self.suits = SUIT_LETTERS
+            self.fancy = False
+        self.suits = SUIT_SYMBOLS if self.fancy else SUIT_LETTERS
+        # dot between items, dash inside a score ("Us 3 – Them 5"), long dash before a reason, arrow to a result
+        fancy = ("·", "–", "—", "→")
+        self.dot, self.dash, self.long_dash, self.arrow = fancy if self.fancy else ("|", "-", "-", "->")
+        self.card_examples = "QS, 10h or Q♠" if self.fancy else "QS or 10h"
 
     def suit(self, suit: int) -> Text:
         return Text(self.suits[suit], style=suit_style(suit))
@@ -81,8 +92,9 @@ class Glyphs:
     def hand(self, cards: Sequence[int]) -> Text:
         """Cards grouped by suit (black and red alternating), highest first: ``♠ A K 4   ♥ Q 10``."""
         groups = []
+        ordered = hand_order(cards)
         for suit in HAND_SUIT_ORDER:
-            ranks = [RANK_NAMES[c % 13] for c in sorted(cards, reverse=True) if c // 13 == suit]
+            ranks = [RANK_NAMES[c % 13] for c in ordered if c // 13 == suit]
             if ranks:
                 groups.append(Text(self.suits[suit] + " " + " ".join(ranks), style=suit_style(suit)))
         return Text("   ").join(groups) if groups else Text("(no cards)")
@@ -110,8 +122,18 @@ def parse_suit(text: str) -> Optional[int]:
     return _SUIT_WORDS.get(text.strip().lower().replace("\ufe0f", ""))
 
 
-def parse_input(text: str, view: PlayerView) -> Typed:
-    """Read one line typed by the seat on turn: a legal action or a command; otherwise :class:`InputError`."""
+UNICODE_GLYPHS = Glyphs()
+
+
+def parse_input(text: str, view: PlayerView, glyphs: Glyphs = UNICODE_GLYPHS) -> Typed:
+    """Read one line typed by the seat on turn: a legal action or a command; otherwise :class:`InputError`.
+
+    Bytes the terminal's encoding cannot decode reach here as surrogate escapes (the game reads stdin with
+    ``errors="surrogateescape"``): they are refused here rather than crashing the read.
+    """
+    if any("\udc80" <= ch <= "\udcff" for ch in text):
+        raise InputError("Could not read that input (not valid in this terminal's encoding); "
+                         "type e.g. QS, 10h, 8, pass or help.")
     word = " ".join(text.strip().lower().split())
     if not word:
         raise InputError("Type your move (the legal ones are listed in the prompt), or help.")
@@ -119,31 +141,31 @@ def parse_input(text: str, view: PlayerView) -> Typed:
         return _COMMAND_WORDS[word]
     legal = set(view.legal_actions)
     if view.phase == "play":
-        return _read_play(word, view, legal)
+        return _read_play(word, view, legal, glyphs)
     if view.phase == "bidding":
         return _read_bid(word, view, legal)
     if view.phase == "trump":
         suit = parse_suit(word)
         if suit is None:
-            raise InputError(f"{text.strip()!r} is not a suit: name trump as spades, S or ♠ "
+            symbol = f" or {glyphs.suits[3]}" if glyphs.fancy else ""
+            raise InputError(f"{text.strip()!r} is not a suit: name trump as spades, S{symbol} "
                              "(or hearts, diamonds, clubs).")
         return TRUMP_BASE + suit
     raise InputError("Nothing to do now: the deal is over.")
 
 
-def _read_play(word: str, view: PlayerView, legal: set[int]) -> int:
+def _read_play(word: str, view: PlayerView, legal: set[int], glyphs: Glyphs) -> int:
     card = parse_card(word)
     if card is None:
         if word == "pass" or _BID_RE.match(word):
-            raise InputError("No bidding now: play a card, e.g. QS, 10h or Q♠.")
-        raise InputError(f"{word!r} is not a card or a command: type a card like QS, 10h or Q♠, or help.")
+            raise InputError(f"No bidding now: play a card, e.g. {glyphs.card_examples}.")
+        raise InputError(f"{word!r} is not a card or a command: type a card like {glyphs.card_examples}, or help.")
     if card in legal:
         return card
-    name = RANK_NAMES[card % 13] + SUIT_SYMBOLS[card // 13]
     if card not in view.hand:
-        raise InputError(f"You don't hold {name}.")
+        raise InputError(f"You don't hold {glyphs.card(card).plain}.")
     led = view.trick[0][1] // 13
-    raise InputError(f"You must follow suit: {SUIT_SYMBOLS[led]} was led and you hold {SUITS[led]}.")
+    raise InputError(f"You must follow suit: {glyphs.suits[led]} was led and you hold {SUITS[led]}.")
 
 
 def _read_bid(word: str, view: PlayerView, legal: set[int]) -> int:
@@ -173,8 +195,9 @@ def _read_bid(word: str, view: PlayerView, legal: set[int]) -> int:
 
 
 def legal_hint(view: PlayerView, glyphs: Glyphs) -> Text:
-    """The legal moves as they may be typed, for the prompt: ``[legal: 2♣ 5♣ K♣]``."""
-    return Text("[legal: ").append(Text(" ").join(glyphs.action(a) for a in view.legal_actions)).append("]")
+    """The legal moves as they may be typed, for the prompt: ``[legal: K♣ 5♣ 2♣]`` (cards in the hand's order)."""
+    actions = hand_order(view.legal_actions) if view.phase == "play" else view.legal_actions
+    return Text("[legal: ").append(Text(" ").join(glyphs.action(a) for a in actions)).append("]")
 
 
 # ------------------------------------------------------------------ drawing
@@ -205,7 +228,7 @@ class Screen:
             if action >= TRUMP_BASE:
                 continue
             if text:
-                text.append(" · ")
+                text.append(f" {self.g.dot} ")
             text.append(f"{SEAT_NAMES[seat]} ").append(self.g.action(action))
         return text
 
@@ -253,8 +276,10 @@ class Screen:
         centre = Text(justify="center")
         if view.phase == "play":
             centre.append(f"trick {sum(view.tricks_won) + 1}\n", style="dim")
-            centre.append("tricks: ").append(f"Us {view.tricks_won[0]}", "green").append(" · ")
+            centre.append("tricks: ").append(f"Us {view.tricks_won[0]}", "green").append(f" {self.g.dot} ")
             centre.append(f"Them {view.tricks_won[1]}", "magenta")
+            if view.trick:
+                centre.append("\n").append_text(self.winning(view.trick, view.trump))
         grid.add_row("", self._seat_cell(view, 2), "")
         grid.add_row(self._seat_cell(view, 3), centre, self._seat_cell(view, 1))
         grid.add_row("", self._seat_cell(view, 0), "")
@@ -265,13 +290,22 @@ class Screen:
         if contract:
             lines.append(Text("Contract: " if view.declarer is not None else "").append_text(contract))
         lines += [grid, Text("Your hand: ", style="bold").append_text(self.g.hand(view.hand))]
-        return Panel(Group(*lines), title=f"Tarneeb · {rules_label} · deal {deal_number}", title_align="left")
+        dot = self.g.dot
+        return Panel(Group(*lines), title=f"Tarneeb {dot} {rules_label} {dot} deal {deal_number}", title_align="left",
+                     subtitle="[D] dealer", subtitle_align="right")
+
+    def winning(self, trick: Sequence[tuple[int, int]], trump: Optional[int]) -> Text:
+        """Who holds the trick in progress so far: ``Right is winning with K♠``."""
+        seat = trick_winner(trick, trump)
+        card = dict(trick)[seat]
+        return Text(f"{SEAT_NAMES[seat]} {'are' if seat == 0 else 'is'} winning with ", style="bold").append_text(
+            self.g.card(card))
 
     def trick_line(self, trick: Sequence[tuple[int, int]], winner: int) -> Text:
         text = Text()
         for i, (seat, card) in enumerate(trick):
-            text.append(" · " if i else "").append(f"{SEAT_NAMES[seat]} ").append_text(self.g.card(card))
-        return text.append(f"  → {SEAT_NAMES[winner]} {'win' if winner == 0 else 'wins'}", style="bold")
+            text.append(f" {self.g.dot} " if i else "").append(f"{SEAT_NAMES[seat]} ").append_text(self.g.card(card))
+        return text.append(f"  {self.g.arrow} {SEAT_NAMES[winner]} {'win' if winner == 0 else 'wins'}", style="bold")
 
     def hand_result(self, record: dict) -> RenderableType:
         """End-of-hand summary: tricks, whether the contract was made, points and the running score."""
@@ -292,7 +326,7 @@ class Screen:
             verdict = ("made" if made else f"down {bid - taken}")
             who = f"{SEAT_NAMES[declarer]} ({team_name(team)})"
             lines.append(Text.assemble(
-                f"Contract {bid} by {who}: {('we', 'they')[team]} took {taken} — ",
+                f"Contract {bid} by {who}: {('we', 'they')[team]} took {taken} {self.g.long_dash} ",
                 (f"contract {verdict}", "bold green" if made else "bold red"),
             ))
         elif rules["auction"] == "individual":
@@ -304,25 +338,32 @@ class Screen:
             lines.append(table)
         if not record["thrown_in"]:
             won = record["tricks_won"]
-            lines.append(Text(f"Tricks: Us {won[0]} · Them {won[1]}"))
-            lines.append(Text(f"Points: Us {delta[0]:+d} · Them {delta[1]:+d}"))
-        lines.append(Text(f"Score: Us {scores[0]} – Them {scores[1]}", style="bold"))
+            lines.append(Text(f"Tricks: Us {won[0]} {self.g.dot} Them {won[1]}"))
+            lines.append(Text(f"Points: Us {delta[0]:+d} {self.g.dot} Them {delta[1]:+d}"))
+        lines.append(Text(self.score(scores), style="bold"))
         if rules["auction"] == "individual":
             lines.append(Text("Players: " + ", ".join(f"{SEAT_NAMES[s]} {record['seat_scores'][s]}" for s in range(4))))
         return Panel(Group(*lines), title="Hand over", title_align="left")
 
+    def score(self, scores: Sequence[int]) -> str:
+        """``Score: Us 12 – Them 5``."""
+        return f"Score: Us {scores[0]} {self.g.dash} Them {scores[1]}"
+
     def help(self) -> RenderableType:
-        g = self.g.suits
+        trump_forms = (f"name, letter or symbol (spades, s, {self.g.suits[3]})" if self.g.fancy
+                       else "name or letter (spades, s)")
         return Panel(
             Text(
-                f"Play a card: QS, Q{g[3]}, 10h or th (rank then suit, any case; T or 10 for ten).\n"
+                f"Play a card: {self.g.card_examples} (rank then suit, any case; T or 10 for ten: th).\n"
+                "A card that is your only legal one is played for you.\n"
                 "Bid: a number of tricks (e.g. 8), or pass.\n"
-                f"Trump: a suit by name, letter or symbol (spades, s, {g[3]}).\n"
+                f"Trump: a suit by {trump_forms}.\n"
                 "hint   what the built-in rule player would do here\n"
                 "last   the last completed trick\n"
                 "score  the game score\n"
                 "quit   leave the game (Ctrl-D too)\n"
-                "Seats: your partner sits opposite; play goes counter-clockwise, Right plays after you."
+                "Seats: your partner sits opposite; play goes counter-clockwise, Right plays after you.\n"
+                "[D] marks the dealer; the player on the dealer's right bids first."
             ),
             title="Help",
             title_align="left",

@@ -12,6 +12,7 @@ from rich.prompt import InvalidResponse, PromptBase
 from rich.text import Text
 
 import agents
+from agents.seating import EnvTables, seated
 from tarneeb_env import Rules, raw_env
 from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE
 from tarneeb_env.game import trick_winner
@@ -39,10 +40,11 @@ class MovePrompt(PromptBase):
         what = {"play": "Your play", "bidding": "Your bid", "trump": "Name trump"}[view.phase]
         super().__init__(Text(what + " ", style="bold cyan").append_text(legal_hint(view, glyphs)), console=console)
         self.view = view
+        self.glyphs = glyphs
 
     def process_response(self, value: str) -> Typed:
         try:
-            return parse_input(value, self.view)
+            return parse_input(value, self.view, self.glyphs)
         except InputError as e:
             raise InvalidResponse(Text(str(e), style="red")) from None
 
@@ -65,7 +67,8 @@ class TerminalGame:
         self.delay = delay
         self.save_dir = save_dir
         seeds = np.random.SeedSequence(self.seed).generate_state(5)
-        self.players = {s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)}
+        # specs were checked for the rules by playing.cli
+        self.seating = seated({s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)})
         self.hint_agent = agents.RuleAgent(seed=int(seeds[4]))
         self.glyphs = Glyphs(console.encoding)
         self.screen = Screen(self.glyphs, ["you"] + [spec_label(specs[s]) for s in (1, 2, 3)])
@@ -79,9 +82,11 @@ class TerminalGame:
         env, console = self.env, self.console
         env.reset(seed=self.seed)
         rules = self.rules
-        console.print(Text(f"Tarneeb · rules {self.rules_label} · target {rules.target_score} · seed {self.seed}"))
-        console.print(Text("Partner: " + self.screen.labels[2] + " · opponents: "
-                           + self.screen.labels[1] + ", " + self.screen.labels[3] + " · type help for commands"))
+        dot, labels = self.glyphs.dot, self.screen.labels
+        console.print(Text(f"Tarneeb {dot} rules {self.rules_label} {dot} target {rules.target_score} {dot} "
+                           f"seed {self.seed}"))
+        console.print(Text(f"Partner: {labels[2]} {dot} opponents: {labels[1]}, {labels[3]} {dot} "
+                           "type help for commands"))
         self._new_deal()
         while True:
             agent = env.agent_selection
@@ -92,12 +97,12 @@ class TerminalGame:
             if seat == 0:
                 action = self._ask_human(view)
                 if action is None:
-                    console.print(Text(f"You left the game. Score: Us {view.scores[0]} – Them {view.scores[1]}."))
+                    console.print(Text(f"You left the game. {self.screen.score(view.scores)}."))
                     return 0
             else:
                 if self.delay > 0:
                     time.sleep(self.delay)
-                action = int(self.players[seat].act(env.observe(agent), view))
+                action = int(self.seating.act([0], [seat], EnvTables([env]))[0])
                 if action not in view.legal_actions:
                     console.print(Text(f"{self.screen.seat(seat)} chose an illegal action {action}; stopping.", "red"))
                     return 1
@@ -116,7 +121,7 @@ class TerminalGame:
             self.last_trick = (trick, winner)
             tricks = record["tricks_won"] if record else env.view(0).tricks_won
             self.console.print(Text(f"Trick {len(plays) // 4}: ").append_text(self.screen.trick_line(trick, winner))
-                               .append(f"   (Us {tricks[0]} · Them {tricks[1]})"))
+                               .append(f"   (Us {tricks[0]} {self.glyphs.dot} Them {tricks[1]})"))
         if record:
             self._end_of_hand(record)
             if not (env.terminations[agent] or env.truncations[agent]):
@@ -125,11 +130,10 @@ class TerminalGame:
     def _new_deal(self) -> None:
         self.deal_number += 1
         self.last_trick = None
-        for player in self.players.values():
-            player.reset()
+        self.seating.new_deal(0)
         self.hint_agent.reset()
         view = self.env.view(0)
-        self.console.rule(f"Deal {self.deal_number} · dealer: {SEAT_NAMES[view.dealer]}")
+        self.console.rule(f"Deal {self.deal_number} {self.glyphs.dot} dealer: {SEAT_NAMES[view.dealer]}")
         if view.exposed_card is not None:
             self.console.print(Text("The dealer's last card is ").append_text(self.glyphs.card(view.exposed_card))
                                .append(": trump is ").append_text(self.glyphs.suit(view.trump)))
@@ -147,9 +151,16 @@ class TerminalGame:
         self.console.print(text)
 
     def _ask_human(self, view) -> Optional[int]:
-        """The human's legal action, or None when they quit (``quit``, end of input, Ctrl-C)."""
+        """The human's legal action, or None when they quit (``quit``, end of input, Ctrl-C).
+
+        A card that is the only legal one is played at once, with a line saying so: there is nothing to choose.
+        """
         console = self.console
         console.print(self.screen.table(view, self.rules_label, self.deal_number))
+        if view.phase == "play" and len(view.legal_actions) == 1:
+            (card,) = view.legal_actions
+            console.print(Text("You play ").append_text(self.glyphs.card(card)).append(" (your only legal card)."))
+            return card
         prompt = MovePrompt(view, self.glyphs, console)
         while True:
             try:
@@ -181,7 +192,7 @@ class TerminalGame:
         else:
             verb = "play " if action < 52 else "bid " if action < TRUMP_BASE else "name trump "
             text.append(verb).append_text(self.glyphs.action(action))
-        return text.append(f" — {reason}")
+        return text.append(f" {self.glyphs.long_dash} {reason}")
 
     def _end_of_hand(self, record: dict) -> None:
         self.console.print(self.screen.hand_result(record))
@@ -196,11 +207,12 @@ class TerminalGame:
         scores = game.scores
         if not game.game_over:
             self.console.print(Text(f"The game stopped after {game.deals} deals without a winner. "
-                                    f"Score: Us {scores[0]} – Them {scores[1]}."))
+                                    f"{self.screen.score(scores)}."))
             return 0
         winner = team_name(game.winner)
         line = "You and your partner win!" if game.winner == 0 else "Right and Left win."
         self.console.rule("Game over")
         self.console.print(Text(line, style="bold green" if game.winner == 0 else "bold red"))
-        self.console.print(Text(f"Final score: Us {scores[0]} – Them {scores[1]}. Winner: {winner}", style="bold"))
+        self.console.print(Text(f"Final score: Us {scores[0]} {self.glyphs.dash} Them {scores[1]}. Winner: {winner}",
+                                style="bold"))
         return 0

@@ -1,5 +1,5 @@
 """tarneeb_env: the Tarneeb rules engine and its PettingZoo AEC environment ``tarneeb_v0``."""
-from pettingzoo import aec_registry, register
+import pettingzoo
 
 from .cards import BID_BASE, NUM_ACTIONS, PASS, TRUMP_BASE, action_str, bid_action, card_str, trump_action
 from .game import PHASES, HandResult, IllegalActionError, TarneebGame, deal_cards
@@ -8,8 +8,10 @@ from .rules import PRESETS, Rules, make_rules
 from .tarneeb import env, legal_mask, raw_env
 from .view import PlayerView
 
-if "tarneeb-v0" not in aec_registry:
-    register("aec", "tarneeb-v0", entry_point="tarneeb_env:env")
+# pettingzoo.make("aec", "tarneeb_v0"): PettingZoo has a registry from 1.27 on (and no entry points, so
+# registering needs this import); older versions, which the env supports otherwise, have none.
+if hasattr(pettingzoo, "aec_registry") and "tarneeb-v0" not in pettingzoo.aec_registry:
+    pettingzoo.register("aec", "tarneeb-v0", entry_point="tarneeb_env:env")
 
 __all__ = [
     "BID_BASE", "NUM_ACTIONS", "PASS", "TRUMP_BASE", "OBS_SIZE", "OBS_VERSION", "PHASES", "PRESETS",

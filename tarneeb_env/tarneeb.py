@@ -216,6 +216,11 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        try:
+            action = operator.index(action)  # ints and numpy ints; not "7" or 7.0
+        except TypeError:
+            raise IllegalActionError(f"{agent}: action must be an int, got {type(action).__name__} {action!r}; "
+                                     f"legal actions: {self.game.legal_actions()}") from None
         game = self.game
         result = game.apply(action)  # raises IllegalActionError, state untouched
         self._cumulative_rewards[agent] = 0

@@ -1,6 +1,7 @@
 """examples/: RLlib self-play and SB3 MaskablePPO on tarneeb_v0, each trained briefly.
 
-Marked ``rllib`` / ``sb3``; skipped only when that extra is not installed. The
+Marked ``rllib`` / ``sb3``; skipped only when that extra is not installed. Without
+it, each example prints the install hint (tested with the module made unimportable). The
 training runs go through the scripts' command lines in a subprocess, as a user
 runs them (and so Ray and torch's thread setting stay out of the test process).
 """
@@ -34,6 +35,39 @@ def run(args: list[str], **env) -> str:
                           env={**os.environ, **env})
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
+
+
+def run_without(module: str, script: str, *args: str) -> subprocess.CompletedProcess:
+    """Run ``script`` as ``__main__`` with ``module`` unimportable, as where its extra is not installed."""
+    code = (f"import runpy, sys; sys.modules[{module!r}] = None; sys.argv = {[script, *args]!r}; "
+            f"runpy.run_path({script!r}, run_name='__main__')")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+# ------------------------------------------------------------------ without their extras
+@pytest.mark.parametrize("script,module,extra", [("examples/sb3_maskable_ppo.py", "sb3_contrib", "sb3"),
+                                                 ("examples/rllib_selfplay.py", "ray", "rllib")])
+def test_example_without_its_extra_prints_the_install_hint(script, module, extra):
+    proc = run_without(module, script, "--help")
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    [line] = proc.stderr.splitlines()  # one line, no traceback
+    assert line.startswith(f'{script}: error: this example needs the {extra} extra'), line
+    assert f'pip install -e ".[{extra}]"' in line and module in line  # the hint and the missing module
+    assert proc.stdout == ""
+
+
+def test_sb3_agent_spec_without_the_extra_is_one_line_from_evaluate():
+    proc = run_without("sb3_contrib", "evaluate.py", "examples/sb3_maskable_ppo.py:MaskablePPOAgent", "random")
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("evaluate.py: error: ") and 'pip install -e ".[sb3]"' in line
+
+
+def test_imported_example_without_its_extra_raises_import_error_with_the_hint(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)
+    spec = importlib.util.spec_from_file_location("example_no_sb3", os.path.join(ROOT, "examples", "sb3_maskable_ppo.py"))
+    with pytest.raises(ImportError, match=r'needs the sb3 extra .*: pip install -e "\.\[sb3\]"'):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
 # ------------------------------------------------------------------ RLlib

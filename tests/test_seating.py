@@ -144,7 +144,7 @@ def test_same_seeds_same_play_over_the_batch_engine():
         engine = BatchTables(env, obs, mask)
         played = []
         for _ in range(80):
-            actions = np.array(seating.act(range(6), seat.tolist(), engine))
+            actions = np.array(seating.act(np.arange(6), seat, engine))  # numpy indices work as lists do
             played.append(actions)
             obs, mask, seat, _, _, records = env.step(actions)  # raises on an illegal action
             engine.update(obs, mask)

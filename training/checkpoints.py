@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.checkpoint import FORMAT, FORMAT_VERSION, load_checkpoint
+from agents.checkpoint import FORMAT, FORMAT_VERSION, CheckpointError, load_checkpoint, require_keys
 from tarneeb_env import OBS_VERSION
 
 
@@ -25,6 +25,19 @@ def save_checkpoint(path: str, payload: dict[str, Any]) -> None:
 
 
 PLAY_KEYS = ("rules", "config", "learn", "model", "state_dict", "counters", "last_eval")
+# What only a training checkpoint holds: an export (PLAY_KEYS) plays but cannot be resumed.
+TRAINING_KEYS = ("optimizer", "pool", "rng")
+
+
+def require_training_checkpoint(data: dict[str, Any], path: str) -> None:
+    """Refuse, before any trainer is built, a checkpoint that ``--resume`` cannot continue."""
+    if all(k not in data for k in TRAINING_KEYS) and all(k in data for k in PLAY_KEYS):
+        raise CheckpointError(
+            f"{path}: a play-only checkpoint (written by train.py --export: no optimizer, pool or RNG state), so "
+            "it cannot be resumed; resume the run directory that wrote it (its latest.pt), or start a new run with "
+            "python train.py --config FILE"
+        )
+    require_keys(data, path, (*PLAY_KEYS, *TRAINING_KEYS), "to resume training")
 
 
 def export_for_play(src: str, dst: str) -> None:
@@ -34,6 +47,7 @@ def export_for_play(src: str, dst: str) -> None:
     checkpoint, and cannot be resumed. Used to ship ``checkpoints/default.pt``.
     """
     data = load_checkpoint(src)
+    require_keys(data, src, PLAY_KEYS, "to export")
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     save_checkpoint(dst, {k: data[k] for k in PLAY_KEYS})
 

@@ -7,12 +7,15 @@ import sys
 
 import yaml
 
+import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
+from agents.rules_check import warnings_in_one_line
 
-from .checkpoints import export_for_play
+from .checkpoints import export_for_play, require_training_checkpoint
 from .config import (
     ConfigError,
     apply_overrides,
+    check_override_key,
     config_from_dict,
     dump_config,
     load_config,
@@ -42,14 +45,50 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+def load_resumable(run_dir: str) -> dict:
+    """The checkpoint ``--resume run_dir`` continues; each way of there being none is explained in one line."""
+    latest = os.path.join(run_dir, "latest.pt")
+    if os.path.isfile(run_dir):  # a checkpoint named instead of its run directory
+        data = load_checkpoint(run_dir)
+        require_training_checkpoint(data, run_dir)
+        raise ConfigError(f"--resume takes the run directory, not a checkpoint file: --resume "
+                          f"{os.path.dirname(run_dir) or '.'}")
+    if not os.path.isdir(run_dir):
+        raise ConfigError(f"--resume {run_dir}: no such run directory; start a run there with "
+                          f"python train.py --config FILE --run-dir {run_dir}")
+    if not os.path.exists(latest):
+        config = os.path.join(run_dir, "config.yaml")
+        if os.path.isfile(config):
+            raise ConfigError(f"--resume {run_dir}: the run had not reached its first checkpoint (no latest.pt), so "
+                              f"there is nothing to resume; start it again with python train.py --config {config} "
+                              f"--run-dir {run_dir}")
+        raise ConfigError(f"--resume {run_dir}: not a run directory of train.py (no latest.pt, no config.yaml); "
+                          f"start a run with python train.py --config FILE --run-dir {run_dir}")
+    data = load_checkpoint(latest)
+    require_training_checkpoint(data, latest)
+    return data
+
+
+def check_agents(cfg) -> None:
+    """Load every agent the run will seat (pool, other phases, teacher, evaluation opponents) for its rules, so that
+    a bad spec or one made for other rules fails now, in one line, not after minutes of training."""
+    rules = cfg.make_rules()
+    specs = [name for name in cfg.selfplay.weights if name not in ("current", "snapshots")]
+    specs += [cfg.learn.other] if len(cfg.learn.phases) < 3 else []
+    specs += [*cfg.eval.opponents] + ([cfg.pretrain.teacher] if cfg.pretrain.decisions else [])
+    for spec in dict.fromkeys(specs):
+        agents.load(spec, rules=rules)  # an override warns here; main() shows each warning once
+
+
 def setup(args: argparse.Namespace) -> Trainer:
     """Resolve config and run dir from the command line and build the trainer."""
     if args.resume:
-        data = load_checkpoint(os.path.join(args.resume, "latest.pt"))
         for item in args.set:
             key = item.partition("=")[0].strip()
+            check_override_key(key)
             if key.split(".")[0] not in RESUME_MUTABLE:
                 raise ConfigError(f"--set {key}: cannot be changed on --resume (only {', '.join(RESUME_MUTABLE)})")
+        data = load_resumable(args.resume)
         cfg = config_from_dict(apply_overrides(data["config"], args.set))
         run_dir = args.resume
     else:
@@ -58,6 +97,7 @@ def setup(args: argparse.Namespace) -> Trainer:
         if os.path.exists(os.path.join(run_dir, "latest.pt")):
             raise ConfigError(f"{run_dir} already holds a run; continue it with --resume {run_dir} or pick --run-dir")
         data = None
+    check_agents(cfg)
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as f:
         f.write(dump_config(cfg))
@@ -72,18 +112,23 @@ def main(argv=None) -> int:
         except CheckpointError as e:
             print(f"train.py: error: {e}", file=sys.stderr)
             return 2
+        except OSError as e:
+            print(f"train.py: error: --export: cannot write {args.export[1]}: {e.strerror or e}", file=sys.stderr)
+            return 2
         print(f"wrote {args.export[1]} ({os.path.getsize(args.export[1]) / 1e6:.1f} MB)")
         return 0
-    try:
-        trainer = setup(args)
-    except (ConfigError, CheckpointError, yaml.YAMLError) as e:
-        print(f"train.py: error: {e}", file=sys.stderr)
-        return 2
-    try:
-        summary = trainer.run()
-    except KeyboardInterrupt:
-        print(f"\ninterrupted; resume with: python train.py --resume {trainer.run_dir}", file=sys.stderr)
-        return 130
+    with warnings_in_one_line("train.py"):  # e.g. a pool agent played under other rules (?rules=any)
+        try:
+            trainer = setup(args)
+        except (ConfigError, CheckpointError, agents.AgentSpecError, agents.RulesMismatchError,
+                yaml.YAMLError) as e:
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        try:
+            summary = trainer.run()
+        except KeyboardInterrupt:
+            print(f"\ninterrupted; resume with: python train.py --resume {trainer.run_dir}", file=sys.stderr)
+            return 130
     c = summary["counters"]
     print(f"done: {c['iteration']} iterations, {c['decisions']} decisions in {c['seconds'] / 60:.1f} min; "
           f"checkpoint {os.path.join(trainer.run_dir, 'latest.pt')}")

@@ -273,16 +273,48 @@ def config_from_dict(data: dict[str, Any]) -> Config:
     return cfg
 
 
+def yaml_problem(e: yaml.YAMLError) -> str:
+    """A YAML error in one line (PyYAML's own text spans several, with the source and a caret)."""
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    context = getattr(e, "context", None)
+    mark = getattr(e, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{problem}{where}" + (f" ({context})" if context else "")
+
+
+def check_override_key(key: str) -> None:
+    """Refuse a ``--set`` key the config has no place for, naming the flag rather than the config file."""
+    cls, parts = Config, key.split(".")
+    for i, part in enumerate(parts):
+        names = [f.name for f in dataclasses.fields(cls)]
+        if part not in names:
+            section = ".".join(parts[:i])
+            raise ConfigError(f"--set {key}: unknown key {'.'.join(parts[: i + 1])}; allowed in "
+                              f"{section or 'the top level'}: {names}")
+        tp = typing.get_type_hints(cls)[part]
+        if cls is Config and part == "rules" and i + 1 < len(parts):
+            allowed = ["preset"] + [f.name for f in dataclasses.fields(Rules)]
+            if parts[i + 1] not in allowed or i + 2 < len(parts):
+                raise ConfigError(f"--set {key}: unknown key {key}; allowed in rules: {allowed}")
+            return
+        if not dataclasses.is_dataclass(tp):
+            if i + 1 < len(parts) and typing.get_origin(tp) is not dict:
+                raise ConfigError(f"--set {key}: {'.'.join(parts[: i + 1])} is a value, not a section")
+            return
+        cls = tp
+
+
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply ``key.sub=value`` strings (values parsed as YAML) to a nested dict, in place."""
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--set {item!r}: expected key=value, e.g. ppo.lr=1e-4")
+        check_override_key(key.strip())
         try:
             value = yaml.safe_load(raw)
         except yaml.YAMLError as e:
-            raise ConfigError(f"--set {item!r}: value is not valid YAML ({e})") from None
+            raise ConfigError(f"--set {item!r}: the value {raw!r} is not valid YAML: {yaml_problem(e)}") from None
         parts = key.strip().split(".")
         node = data
         for i, p in enumerate(parts[:-1]):
@@ -308,7 +340,7 @@ def load_config(path: str | None, overrides: list[str] = ()) -> Config:
         except FileNotFoundError:
             raise ConfigError(f"config file not found: {path}") from None
         except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: not valid YAML: {e}") from None
+            raise ConfigError(f"{path}: not valid YAML: {yaml_problem(e)}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: expected a mapping of sections")
     apply_overrides(data, list(overrides))

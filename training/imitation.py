@@ -36,7 +36,7 @@ class TeacherRollout:
                  learned: np.ndarray):
         self.learned = learned  # bool[4] per phase index: only these decisions are kept
         self.env = BatchEnv(num_games=num_games, rules=rules)
-        self.seating = Seating([agents.load(teacher)], np.zeros((num_games, 4), dtype=np.int64))
+        self.seating = Seating([agents.load(teacher, rules=rules)], np.zeros((num_games, 4), dtype=np.int64))
         self.steps = steps
         self.reward_scale = reward_scale
         self.gamma = gamma

@@ -158,7 +158,7 @@ class LocalRollout:
         """The agent of ``spec``: one object serves every game, as at the evaluator's tables (agents keep no
         per-table state; the engine's view carries what they would track), seeded once per collection."""
         if spec not in self._agents:
-            self._agents[spec] = agents.load(spec)
+            self._agents[spec] = agents.load(spec, rules=self.rules)  # refuses an agent trained for other rules
         return self._agents[spec]
 
     def _snapshot_model(self, entry: PoolEntry) -> ActorCritic:

@@ -1,0 +1,282 @@
+"""The web table's ASGI app (Starlette): one page, a JSON API, and nothing the browser can use to reach beyond it.
+
+Each tab gets its own :class:`~playing.web.session.Session` (its id is kept in
+the tab's ``sessionStorage`` and sent as ``X-Session``, so two tabs never share a
+game). Agents are chosen by key from the list fixed at start; replay files come
+from uploads or from names listed in ``replay_dir``; every error is a JSON
+``{"error": ...}`` with a 4xx status.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import secrets
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..records import RecordError, validate_record
+from .records import parse_records, summary
+from .session import RequestError, ServerConfig, Session
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_SESSIONS = 64  # the oldest tab's game is dropped past this
+MAX_UPLOAD_BYTES = 32 * 2**20
+MAX_UPLOADS = 8  # per session
+MAX_LISTED_FILES = 500
+REPLAY_SUFFIXES = (".json", ".jsonl")
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class _SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every response (the CSP also proves the page needs nothing off-site)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = list(message["headers"]) + [
+                    (k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def list_replay_files(root: Optional[Path]) -> list[str]:
+    """Record files under ``root`` (relative names, sorted); links that lead outside it are left out."""
+    if root is None:
+        return []
+    names = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix in REPLAY_SUFFIXES and path.is_file() and path.resolve().is_relative_to(root):
+            names.append(path.relative_to(root).as_posix())
+            if len(names) >= MAX_LISTED_FILES:
+                break
+    return names
+
+
+def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
+               allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost", "[::1]")) -> Starlette:
+    """The app for one server: ``config`` fixes the rules and agents; ``allowed_hosts`` guards against DNS rebinding."""
+    root = Path(replay_dir).resolve() if replay_dir else None
+    sessions: "OrderedDict[str, Session]" = OrderedDict()
+    counter = itertools.count()
+
+    def session_of(request: Request) -> Session:
+        sid = request.headers.get("x-session", "")
+        session = sessions.get(sid)
+        if session is None:
+            raise RequestError(404, "unknown session (the server may have restarted): reload the page")
+        sessions.move_to_end(sid)
+        return session
+
+    async def body(request: Request) -> dict[str, Any]:
+        if int(request.headers.get("content-length") or 0) > MAX_UPLOAD_BYTES:
+            raise RequestError(413, f"the request is over {MAX_UPLOAD_BYTES // 2**20} MiB")
+        raw = await request.body()
+        if not raw:
+            return {}
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise RequestError(400, "the request body must be a JSON object") from None
+        if not isinstance(data, dict):
+            raise RequestError(400, "the request body must be a JSON object")
+        return data
+
+    async def locked(request: Request, work: Callable[[Session], Any]) -> Any:
+        """Run ``work(session)`` under the session's lock in a worker thread: agents never block the event loop."""
+        session = session_of(request)
+
+        def run():
+            with session.lock:
+                return work(session)
+
+        return await run_in_threadpool(run)
+
+    async def answer(request: Request, work: Callable[[Session], Any]) -> JSONResponse:
+        """Apply ``work`` and reply with the new state (plus whatever ``work`` returned)."""
+
+        def work_then_state(s: Session):
+            extra = work(s)
+            return {**(extra or {}), "state": s.state()}
+
+        return JSONResponse(await locked(request, work_then_state))
+
+    # ------------------------------------------------------------------ pages and config
+    async def index(request: Request):
+        return FileResponse(STATIC / "index.html")
+
+    async def get_config(request: Request):
+        return JSONResponse({
+            "agents": sorted(config.allowed), "partner": config.partner, "opponents": config.opponents,
+            "rules": config.rules_label, "target": config.rules.target_score, "delay": config.delay,
+            "duplicate_deals": config.duplicate_deals, "replay_dir": root is not None,
+        })
+
+    async def new_session(request: Request):
+        data = await body(request)
+        sid = secrets.token_urlsafe(16)
+        session = await run_in_threadpool(Session, config, next(counter))
+        if data.get("partner") is not None or data.get("opponents") is not None:
+            await run_in_threadpool(session.new_game, data.get("partner"), data.get("opponents"))
+        sessions[sid] = session
+        while len(sessions) > MAX_SESSIONS:
+            sessions.popitem(last=False)
+        return JSONResponse({"session": sid, "state": await run_in_threadpool(session.state)})
+
+    # ------------------------------------------------------------------ the table
+    async def get_state(request: Request):
+        return await answer(request, lambda s: None)
+
+    async def new_game(request: Request):
+        data = await body(request)
+        return await answer(request, lambda s: s.new_game(data.get("partner"), data.get("opponents")))
+
+    async def new_duplicate(request: Request):
+        data = await body(request)
+        return await answer(request, lambda s: s.start_duplicate(data.get("partner"), data.get("opponents")))
+
+    async def act(request: Request):
+        data = await body(request)
+        if "action" not in data:
+            raise RequestError(400, 'the body must be {"action": N}')
+        return await answer(request, lambda s: s.act(data["action"]))
+
+    async def advance(request: Request):
+        return await answer(request, lambda s: {"action": s.advance()})
+
+    async def next_deal(request: Request):
+        return await answer(request, lambda s: s.next_deal())
+
+    async def hint(request: Request):
+        return JSONResponse(await locked(request, lambda s: s.hint()))
+
+    # ------------------------------------------------------------------ replays
+    def entries_of(session: Session, source: str) -> list[dict]:
+        kind, _, name = source.partition(":")
+        if kind == "game":
+            return session.game_records()
+        if kind == "upload":
+            if name not in session.uploads:
+                raise RequestError(404, f"no upload named {name!r} in this tab")
+            return session.uploads[name]
+        if kind == "dir":
+            if root is None:
+                raise RequestError(404, "this server has no replay directory (start it with --replay-dir DIR)")
+            if name not in list_replay_files(root):
+                raise RequestError(404, f"{name!r} is not a record file in the replay directory")
+            path = (root / name).resolve()
+            if not path.is_relative_to(root) or path.stat().st_size > MAX_UPLOAD_BYTES:
+                raise RequestError(404, f"{name!r} is not a record file in the replay directory")
+            return parse_records(path.read_text(encoding="utf-8", errors="replace"), name)
+        raise RequestError(400, "source must be game, upload:NAME or dir:NAME")
+
+    async def replay_files(request: Request):
+        return JSONResponse({"files": await run_in_threadpool(list_replay_files, root), "dir": root is not None})
+
+    async def replay_deals(request: Request):
+        source = request.query_params.get("source", "")
+
+        def work(s: Session):
+            entries = entries_of(s, source)
+            return {"source": source, "entries": [summary(e, i) for i, e in enumerate(entries)]}
+
+        return JSONResponse(await locked(request, work))
+
+    async def replay_open(request: Request):
+        source = request.query_params.get("source", "")
+        try:
+            index = int(request.query_params.get("index", ""))
+        except ValueError:
+            raise RequestError(400, "index must be an integer") from None
+
+        def work(s: Session):
+            entries = entries_of(s, source)
+            if not 0 <= index < len(entries):
+                raise RequestError(404, f"index {index} is out of range: the source holds {len(entries)} records")
+            entry = entries[index]
+            return {"record": validate_record(entry["record"]), "players": entry["players"], "meta": entry["meta"],
+                    "title": summary(entry, index)}
+
+        return JSONResponse(await locked(request, work))
+
+    async def replay_upload(request: Request):
+        data = await body(request)
+        name, text = data.get("name"), data.get("text")
+        if not isinstance(name, str) or not isinstance(text, str) or not name:
+            raise RequestError(400, 'the body must be {"name": "file name", "text": "the file\'s contents"}')
+        name = Path(name).name[:100] or "upload"
+
+        def work(s: Session):
+            entries = parse_records(text, name)
+            s.uploads[name] = entries
+            while len(s.uploads) > MAX_UPLOADS:
+                s.uploads.pop(next(iter(s.uploads)))
+            return {"source": f"upload:{name}", "entries": [summary(e, i) for i, e in enumerate(entries)]}
+
+        return JSONResponse(await locked(request, work))
+
+    # ------------------------------------------------------------------ errors
+    async def request_error(request: Request, exc: RequestError):
+        return _error(exc.status, exc.message)
+
+    async def record_error(request: Request, exc: RecordError):
+        return _error(422, f"refused: {exc}")
+
+    async def http_error(request: Request, exc: HTTPException):
+        return _error(exc.status_code, exc.detail)
+
+    async def server_error(request: Request, exc: Exception):  # a failing agent, say: the page still gets JSON
+        return _error(500, f"server error: {type(exc).__name__}: {exc}")
+
+    routes = [
+        Route("/", index),
+        Route("/api/config", get_config),
+        Route("/api/session", new_session, methods=["POST"]),
+        Route("/api/state", get_state),
+        Route("/api/new", new_game, methods=["POST"]),
+        Route("/api/duplicate", new_duplicate, methods=["POST"]),
+        Route("/api/act", act, methods=["POST"]),
+        Route("/api/advance", advance, methods=["POST"]),
+        Route("/api/next", next_deal, methods=["POST"]),
+        Route("/api/hint", hint),
+        Route("/api/replay/files", replay_files),
+        Route("/api/replay/deals", replay_deals),
+        Route("/api/replay/open", replay_open),
+        Route("/api/replay/upload", replay_upload, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(_SecurityHeaders)]
+    if "*" not in allowed_hosts:
+        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    app = Starlette(routes=routes, middleware=middleware,
+                    exception_handlers={RequestError: request_error, RecordError: record_error,
+                                        HTTPException: http_error, Exception: server_error})
+    app.state.sessions = sessions
+    app.state.config = config
+    return app

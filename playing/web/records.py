@@ -1,0 +1,94 @@
+"""Hand records for the replay viewer: read from any of the three forms, and trusted only once the engine replays
+them (:func:`playing.records.validate_record`, the check the terminal's ``--replay`` uses too).
+
+The forms: the terminal game's saves (``{"format": "tarneeb-hand", "record": ...}``),
+a bare ``hand_record``, and ``evaluate.py --records`` JSONL (one record per line,
+with ``pair``, ``deal_index``, ``table`` and ``seats`` beside the record's fields).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+from tarneeb_env.cards import action_str
+
+from ..records import RECORD_FORMAT, RecordError
+from ..screen import SEAT_NAMES
+
+MAX_RECORDS = 20000  # entries kept from one file; a bigger JSONL is cut here (the listing says so)
+
+
+def parse_records(text: str, name: str) -> list[dict[str, Any]]:
+    """The entries of one file: ``{"record", "players", "meta"}`` each, unchecked (see :func:`playing.records.validate_record`)."""
+    try:
+        data = json.loads(text)
+        items = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        items = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise RecordError(f"{name}: line {n} is not JSON ({e.msg}); expected a saved hand or JSONL records")
+    if not items:
+        raise RecordError(f"{name}: holds no hand record")
+    return [_entry(item) for item in items[:MAX_RECORDS]]
+
+
+def _entry(item: Any) -> dict[str, Any]:
+    if isinstance(item, dict) and item.get("format") == RECORD_FORMAT:
+        players = item.get("players")
+        meta = {k: item[k] for k in ("deal_number", "seed") if k in item}
+        return {"record": item.get("record"), "players": _labels(players), "meta": meta}
+    if isinstance(item, dict) and "seats" in item:  # evaluate.py --records
+        meta = {k: item[k] for k in ("pair", "deal_index", "table", "redeal", "game_index", "hand_index") if k in item}
+        seats = item.get("seats")
+        players = [f"{SEAT_NAMES[s]} ({seats[s]})" for s in range(4)] if _is_labels(seats) else None
+        return {"record": item, "players": _labels(players), "meta": meta}
+    return {"record": item, "players": list(SEAT_NAMES), "meta": {}}
+
+
+def _is_labels(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 4 and all(isinstance(v, str) for v in value)
+
+
+def _labels(value: Any) -> list[str]:
+    return [str(v)[:60] for v in value] if _is_labels(value) else list(SEAT_NAMES)
+
+
+def summary(entry: dict[str, Any], index: int) -> dict[str, Any]:
+    """One line of a listing, read from the raw fields (cheap; the engine checks the record on opening)."""
+    meta, rec = entry["meta"], entry["record"]
+    parts = []
+    if "deal_index" in meta:
+        parts.append(f"deal {meta['deal_index']}" + (f" · table {meta['table']}" if "table" in meta else ""))
+    elif "game_index" in meta:
+        parts.append(f"game {meta['game_index']} · hand {meta.get('hand_index', 0) + 1}")
+    elif "deal_number" in meta:
+        parts.append(f"deal {meta['deal_number']}" + (f" · {meta['seat0']}" if "seat0" in meta else ""))
+    else:
+        parts.append(f"record {index + 1}")
+    try:
+        contract, result = describe(rec)
+    except (KeyError, TypeError, IndexError, ValueError):
+        contract, result = "unreadable", ""
+    return {"index": index, "title": parts[0], "contract": contract, "result": result}
+
+
+def describe(rec: dict[str, Any]) -> tuple[str, str]:
+    """``("8 by Right · trump ♠", "made · Us -8 / Them +5")`` for a record."""
+    if rec["thrown_in"]:
+        return "thrown in", "no score"
+    trump = f"trump {action_str(66 + rec['trump'])[-1]}" if rec.get("trump") is not None else ""
+    if rec.get("declarer") is not None:
+        team = rec["declarer"] & 1
+        made = rec["tricks_won"][team] >= rec["bid"]
+        contract = f"{rec['bid']} by {SEAT_NAMES[rec['declarer']]}" + (f" · {trump}" if trump else "")
+        verdict = "made" if made else f"down {rec['bid'] - rec['tricks_won'][team]}"
+    else:
+        contract, verdict = trump or "no auction", f"tricks {rec['tricks_won'][0]}–{rec['tricks_won'][1]}"
+    d = rec["score_delta"]
+    return contract, f"{verdict} · Us {d[0]:+d} / Them {d[1]:+d}"

@@ -1,0 +1,338 @@
+"""One browser tab's games. The engine is the authority: the page asks, this module checks and applies.
+
+What leaves this module for the page is built from seat 0's ``PlayerView``
+only (plus the records of deals that are over), so a card another seat still
+holds is never sent. Every method that changes state runs under the session's
+lock, in a worker thread (agents may be slow), never on the event loop.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+import agents
+from agents.base import Agent
+from agents.seating import GameTables, seated
+from evaluation import MAX_DEALS_PER_TABLE, DuplicateDeal, duplicate_deal
+from ..terminal import MAX_DEALS
+from tarneeb_env import Rules, TarneebGame
+from tarneeb_env.cards import NUM_ACTIONS, action_str
+from tarneeb_env.game import trick_winner
+from tarneeb_env.observation import ObservationWriter
+from tarneeb_env.view import make_view
+from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
+
+from .records import describe
+
+HUMAN = 0
+_GAME, _DUPLICATE = 0, 1  # SeedSequence spawn-key purposes
+
+
+class RequestError(Exception):
+    """A request the state does not allow; ``status`` is the HTTP code, the message says what to do."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the server fixed at start: rules, the agent specs a page may choose (by key), defaults, pacing."""
+
+    rules: Rules
+    rules_label: str
+    allowed: dict[str, str]  # key shown to the page -> agent spec
+    partner: str  # keys into allowed
+    opponents: str
+    delay: float
+    seed: int
+    duplicate_deals: int = 8
+
+
+def _seeds(*key: int, n: int) -> list[int]:
+    return [int(x) for x in np.random.SeedSequence(key[0], spawn_key=key[1:]).generate_state(n)]
+
+
+class Table:
+    """One table: the engine, its observation writer and the agents at the computer seats.
+
+    ``one_deal`` (a duplicate table) ends with its first deal that is played
+    (throw-ins are redealt from the game's generator, as in ``evaluate.py``);
+    otherwise the table runs to the target score.
+    """
+
+    def __init__(self, rules: Rules, players: dict[int, Agent], hint: Agent, rng_seed: int, dealer: int,
+                 deal: Optional[list] = None, exposed_card: Optional[int] = None, one_deal: bool = False):
+        self.writer = ObservationWriter()
+        self.game = TarneebGame(rules, np.random.default_rng(rng_seed), self.writer)
+        self.game.new_game(dealer)
+        self.seating = seated(players)
+        self.tables = GameTables([self.game], [self.writer])
+        self.hint = hint
+        self.one_deal = one_deal
+        self.records: list[dict] = []
+        self.waiting = False  # a deal is over; the next starts on next_deal()
+        self.over = False
+        self._start(deal, exposed_card)
+
+    def _start(self, deal=None, exposed_card=None) -> None:
+        self.seating.new_deal(0)
+        self.hint.reset()
+        self.game.start_deal(deal, exposed_card)
+
+    @property
+    def net(self) -> int:
+        """Score change of team 0 minus team 1 over all the table's deals."""
+        return sum(r["score_delta"][0] - r["score_delta"][1] for r in self.records)
+
+    def apply(self, action: int) -> None:
+        result = self.game.apply(action)
+        if result is None:
+            return
+        self.records.append(result.record)
+        self.waiting = True
+        deals = self.game.deals
+        if self.one_deal:
+            self.over = not result.thrown_in or deals >= MAX_DEALS_PER_TABLE
+        else:
+            self.over = result.game_over or deals >= MAX_DEALS
+
+    def next_deal(self) -> None:
+        self.waiting = False
+        self._start()
+
+    def computer_move(self) -> int:
+        game = self.game
+        seat = game.current
+        action = self.seating.act([0], [seat], self.tables)[0]
+        if not game.is_legal(action):
+            raise RuntimeError(f"the agent at seat {seat} chose the illegal action {action!r}")
+        self.apply(int(action))
+        return int(action)
+
+    def play_out(self) -> None:
+        """Every seat a computer: play until the table is over."""
+        while not self.over:
+            if self.waiting:
+                self.next_deal()
+            self.computer_move()
+
+
+class Session:
+    """A tab's state: the current table (a game, or a duplicate deal), its uploads, its lock."""
+
+    def __init__(self, config: ServerConfig, number: int):
+        self.config = config
+        self.number = number
+        self.lock = threading.Lock()
+        self.games = 0
+        self.table: Optional[Table] = None
+        self.labels: list[str] = []
+        self.duplicate: Optional[dict[str, Any]] = None
+        self.uploads: dict[str, list[dict]] = {}
+        self.new_game()
+
+    # ------------------------------------------------------------------ set-up
+    def _specs(self, partner: Optional[str], opponents: Optional[str]) -> tuple[str, str]:
+        allowed = self.config.allowed
+        partner = self.config.partner if partner is None else partner
+        opponents = self.config.opponents if opponents is None else opponents
+        for role, key in (("partner", partner), ("opponents", opponents)):
+            if not isinstance(key, str) or key not in allowed:
+                raise RequestError(400, f"{role}: {key!r} is not one of the agents this server offers: {sorted(allowed)}")
+        return partner, opponents
+
+    def _players(self, partner: str, opponents: str, seeds: list[int], seats=(1, 2, 3)) -> dict[int, Agent]:
+        spec = self.config.allowed
+        keys = {0: partner, 1: opponents, 2: partner, 3: opponents}
+        self.labels = ["you"] + [keys[s] for s in (1, 2, 3)]
+        return {s: agents.load(spec[keys[s]], rules=self.config.rules, seed=seeds[s]) for s in seats}
+
+    def new_game(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
+        partner, opponents = self._specs(partner, opponents)
+        seeds = _seeds(self.config.seed, _GAME, self.number, self.games, n=6)
+        self.games += 1
+        players = self._players(partner, opponents, seeds)
+        dealer = int(np.random.default_rng(seeds[5]).integers(4))
+        self.duplicate = None
+        self.table = Table(self.config.rules, players, agents.RuleAgent(seed=seeds[4]), seeds[0], dealer)
+
+    def start_duplicate(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
+        partner, opponents = self._specs(partner, opponents)
+        deals = [duplicate_deal(self.config.seed, i) for i in range(self.config.duplicate_deals)]
+        self.duplicate = {"partner": partner, "opponents": opponents, "deals": deals, "index": 0, "results": [],
+                          "pairs": []}
+        self._duplicate_table()
+
+    def _duplicate_table(self, seats=(1, 2, 3)) -> Table:
+        dup = self.duplicate
+        d: DuplicateDeal = dup["deals"][dup["index"]]
+        seeds = _seeds(self.config.seed, _DUPLICATE, d.index, n=5)  # the same agents' seeds at both tables
+        players = self._players(dup["partner"], dup["opponents"], seeds, seats)
+        table = Table(self.config.rules, players, agents.RuleAgent(seed=seeds[4]), d.game_seed, d.dealer,
+                      [list(h) for h in d.hands], d.exposed_card, one_deal=True)
+        if seats == (1, 2, 3):
+            self.table = table
+        return table
+
+    def _finish_duplicate_deal(self) -> None:
+        """The person's table is over: the computer plays the same deal from seat 0, and the margin is kept."""
+        dup = self.duplicate
+        computer = self._duplicate_table(seats=(0, 1, 2, 3))
+        computer.play_out()
+        mine = self.table
+        dup["pairs"].append((mine.records, computer.records))
+        dup["results"].append({
+            "deal": dup["index"] + 1,
+            "you": describe(mine.records[-1])[0], "you_net": mine.net,
+            "computer": describe(computer.records[-1])[0], "computer_net": computer.net,
+            "margin": mine.net - computer.net,
+        })
+
+    # ------------------------------------------------------------------ moves
+    def _table(self) -> Table:
+        table = self.table
+        if table.waiting:
+            raise RequestError(409, "the deal is over: continue to the next deal" if not table.over
+                               else "this game is over: start a new one")
+        return table
+
+    def act(self, action: Any) -> None:
+        """The person's move; anything but a legal action of seat 0 on turn is refused, changing nothing."""
+        if type(action) is not int:
+            raise RequestError(400, f"action must be an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
+        table = self._table()
+        game = table.game
+        if game.current != HUMAN:
+            raise RequestError(409, f"not your turn: {self.seat_name(game.current)} is to act")
+        if not game.is_legal(action):
+            legal = ", ".join(action_str(a) for a in game.legal_actions())
+            what = action_str(action) if 0 <= action < NUM_ACTIONS else "no action"
+            raise RequestError(422, f"illegal move {action} ({what}) now; legal: {legal}")
+        table.apply(action)
+        self._after_move()
+
+    def advance(self) -> int:
+        """One computer seat's move (the page calls this after its delay)."""
+        table = self._table()
+        if table.game.current == HUMAN:
+            raise RequestError(409, "it is your turn: the computer seats wait for you")
+        action = table.computer_move()
+        self._after_move()
+        return action
+
+    def _after_move(self) -> None:
+        if self.duplicate is not None and self.table.over:
+            self._finish_duplicate_deal()
+
+    def next_deal(self) -> None:
+        table = self.table
+        if not table.waiting:
+            raise RequestError(409, "the deal is still being played")
+        if not table.over:
+            table.next_deal()
+            return
+        dup = self.duplicate
+        if dup is None or dup["index"] + 1 >= len(dup["deals"]):
+            raise RequestError(409, "this game is over: start a new one" if dup is None
+                               else "the challenge is over: start a new one")
+        dup["index"] += 1
+        self._duplicate_table()
+
+    def hint(self) -> dict[str, Any]:
+        table = self._table()
+        if table.game.current != HUMAN:
+            raise RequestError(409, f"not your turn: {self.seat_name(table.game.current)} is to act")
+        action, reason = table.hint.explain(make_view(table.game, HUMAN))
+        return {"action": action, "name": action_str(action), "reason": reason}
+
+    def seat_name(self, seat: int) -> str:
+        return SEAT_NAMES[seat] if seat == HUMAN else f"{SEAT_NAMES[seat]} ({self.labels[seat]})"
+
+    # ------------------------------------------------------------------ records
+    def game_records(self) -> list[dict]:
+        """Records of this tab's finished deals: the current game's, or the challenge's (the person's and the computer's)."""
+        if self.duplicate is None:
+            return [{"record": r, "players": [self.seat_name(s) for s in range(4)], "meta": {"deal_number": k + 1}}
+                    for k, r in enumerate(self.table.records)]
+        out = []
+        for k, (mine, computer) in enumerate(self.duplicate["pairs"]):
+            for who, recs in (("you", mine), ("computer", computer)):
+                names = [("You" if who == "you" else f"You (computer: {self.labels[2]})")] + \
+                        [self.seat_name(s) for s in (1, 2, 3)]
+                out.append({"record": recs[-1], "players": names, "meta": {"deal_number": k + 1, "seat0": who}})
+        return out
+
+    # ------------------------------------------------------------------ what the page sees
+    def state(self) -> dict[str, Any]:
+        table = self.table
+        game = table.game
+        view = make_view(game, HUMAN)
+        rules = view.rules
+        played = view.played
+        done = len(played) // 4
+        last = [list(p) for p in played[4 * done - 4: 4 * done]] if done else None
+        on_turn = -1 if table.waiting else view.to_act
+        result = None
+        if table.waiting:
+            rec = table.records[-1]
+            contract, outcome = describe(rec)
+            result = {"contract": contract, "outcome": outcome, "thrown_in": rec["thrown_in"],
+                      "tricks_won": rec["tricks_won"], "score_delta": rec["score_delta"], "scores": rec["scores"],
+                      "bids": rec["bids"], "tricks_by_seat": rec["tricks_by_seat"],
+                      "seat_score_delta": rec["seat_score_delta"], "made": _made(rec)}
+        return {
+            "mode": "duplicate" if self.duplicate is not None else "game",
+            "seats": [self.seat_name(s) for s in range(4)],
+            "agents": {"partner": self.labels[2], "opponents": self.labels[1]},
+            "rules": {"label": self.config.rules_label, "auction": rules.auction, "trump": rules.trump,
+                      "target": rules.target_score, "min_bid": rules.min_bid},
+            "deal_number": game.deals,
+            "dealer": table.records[-1]["dealer"] if table.waiting else view.dealer,
+            "phase": view.phase,
+            "to_act": on_turn,
+            "hand": sorted(view.hand, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c)),
+            "cards_left": [13 - sum(1 for s, _ in played if s == seat) for seat in range(4)],
+            "auction": [list(a) for a in view.auction],
+            "bids": list(view.bids),
+            "declarer": view.declarer,
+            "bid": view.bid,
+            "trump": view.trump,
+            "exposed_card": view.exposed_card,
+            "trick": [list(p) for p in view.trick],
+            "trick_winning": trick_winner(view.trick, view.trump) if view.trick else None,
+            "last_trick": None if last is None else {"cards": last, "winner": trick_winner(last, view.trump),
+                                                      "number": done},
+            "tricks_won": list(view.tricks_won),
+            "tricks_by_seat": list(view.tricks_by_seat),
+            "scores": list(view.scores),
+            "seat_scores": list(view.seat_scores),
+            "legal": list(view.legal_actions) if on_turn == HUMAN else [],
+            "waiting": table.waiting,
+            "result": result,
+            "game_over": table.over and self.duplicate is None,
+            "winner": game.winner if table.over and self.duplicate is None else None,
+            "records": len(self.game_records()),
+            "duplicate": self._duplicate_state(),
+            "delay": self.config.delay,
+        }
+
+    def _duplicate_state(self) -> Optional[dict[str, Any]]:
+        dup = self.duplicate
+        if dup is None:
+            return None
+        results = dup["results"]
+        return {"deal": dup["index"] + 1, "of": len(dup["deals"]), "results": results,
+                "total": sum(r["margin"] for r in results),
+                "done": len(results) == len(dup["deals"])}
+
+
+def _made(rec: dict) -> Optional[bool]:
+    if rec["thrown_in"] or rec.get("declarer") is None:
+        return None
+    return rec["tricks_won"][rec["declarer"] & 1] >= rec["bid"]

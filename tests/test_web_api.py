@@ -1,0 +1,487 @@
+"""The web table's API through Starlette's test client: whole hands, refusals that change nothing, isolation, secrecy."""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason='the web extra is not installed: pip install -e ".[web]"')
+from starlette.testclient import TestClient  # noqa: E402
+
+import evaluation  # noqa: E402
+from playing import cli as play  # noqa: E402
+from playing.records import RECORD_FORMAT  # noqa: E402
+from agents import shipped  # noqa: E402
+from agents.base import Agent  # noqa: E402
+from playing.web import cli  # noqa: E402
+from playing.web.app import create_app  # noqa: E402
+from playing.web.session import ServerConfig  # noqa: E402
+from tarneeb_env import TarneebGame, make_rules  # noqa: E402
+from tarneeb_env.cards import PASS, cards_of, mask_of  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+ALLOWED = {"rule": "rule", "random": "random", "blocking": "tests.test_web_api:BlockingAgent"}
+
+
+def make_config(rules="classic", deals=2, seed=11, **kw) -> ServerConfig:
+    return ServerConfig(make_rules(rules), rules, kw.pop("allowed", ALLOWED), "rule", "rule", 0.0, seed, deals)
+
+
+def client_for(config=None, replay_dir=None) -> TestClient:
+    app = create_app(config or make_config(), replay_dir)
+    return TestClient(app, base_url="http://127.0.0.1")
+
+
+@pytest.fixture
+def client():
+    with client_for() as c:
+        yield c
+
+
+def new_session(client) -> tuple[dict, dict]:
+    r = client.post("/api/session")
+    assert r.status_code == 200, r.text
+    return {"x-session": r.json()["session"]}, r.json()["state"]
+
+
+def table(client, headers):
+    return client.app.state.sessions[headers["x-session"]].table
+
+
+def human_move(state) -> int:
+    """The lowest bid when there is one (so that hands get played), else the first legal action."""
+    legal = state["legal"]
+    bids = [a for a in legal if a != PASS and a < 66]
+    return bids[0] if state["phase"] == "bidding" and bids else legal[0]
+
+
+def step(client, headers, state) -> dict:
+    if state["to_act"] == 0:
+        r = client.post("/api/act", headers=headers, json={"action": human_move(state)})
+    else:
+        r = client.post("/api/advance", headers=headers)
+    assert r.status_code == 200, r.text
+    return r.json()["state"]
+
+
+def play_deal(client, headers, state, each=None) -> dict:
+    """Play until the current deal is over (``each(state)`` sees every state on the way)."""
+    while not state["waiting"]:
+        if each:
+            each(state)
+        state = step(client, headers, state)
+    return state
+
+
+def play_a_played_hand(client, headers, state) -> dict:
+    """Deal after deal until one is played (not thrown in)."""
+    state = play_deal(client, headers, state)
+    while state["result"]["thrown_in"]:
+        state = play_deal(client, headers, client.post("/api/next", headers=headers).json()["state"])
+    return state
+
+
+def engine_replay(record) -> tuple[int, int]:
+    """The score change the engine gives the deal and the moves of a record, computed afresh."""
+    game = TarneebGame(make_rules(record["rules"]), np.random.default_rng(0))
+    game.new_game(record["dealer"], [s - d for s, d in zip(record["scores"], record["score_delta"])])
+    game.start_deal(record["deal"], record["exposed_card"])
+    result = None
+    for _, action in record["auction"] + record["plays"]:
+        result = game.apply(action)
+    return result.score_delta
+
+
+# ------------------------------------------------------------------ whole hands
+def test_a_whole_hand_through_the_api_scores_as_the_engine(client):
+    headers, state = new_session(client)
+    state = play_a_played_hand(client, headers, state)
+    entries = client.get("/api/replay/deals?source=game", headers=headers).json()["entries"]
+    record = client.get(f"/api/replay/open?source=game&index={len(entries) - 1}", headers=headers).json()["record"]
+    assert len(record["plays"]) == 52
+    assert tuple(state["result"]["score_delta"]) == engine_replay(record)
+    assert state["scores"] == state["result"]["scores"] == table(client, headers).game.scores
+    assert state["tricks_won"] == record["tricks_won"] and sum(state["tricks_won"]) == 13
+
+
+@pytest.mark.parametrize("preset", ["syrian41", "hearts41", "trump_by_card"])
+def test_a_hand_of_every_other_preset_scores_as_the_engine(preset):
+    with client_for(make_config(rules=preset)) as c:
+        headers, state = new_session(c)
+        if preset == "trump_by_card":
+            assert state["phase"] == "play" and state["exposed_card"] is not None and state["trump"] is not None
+        state = play_a_played_hand(c, headers, state)
+        n = len(c.get("/api/replay/deals?source=game", headers=headers).json()["entries"])
+        record = c.get(f"/api/replay/open?source=game&index={n - 1}", headers=headers).json()["record"]
+        assert tuple(state["result"]["score_delta"]) == engine_replay(record)
+        assert state["seat_scores"] == table(c, headers).game.seat_scores
+
+
+def test_a_game_runs_to_the_target_and_then_offers_only_a_new_one():
+    with client_for(make_config(rules="classic")) as c:
+        headers, state = new_session(c)
+        while not state["game_over"]:
+            state = play_deal(c, headers, state)
+            if not state["game_over"]:
+                state = c.post("/api/next", headers=headers).json()["state"]
+        game = table(c, headers).game
+        assert max(state["scores"]) >= 31 and state["winner"] == game.winner
+        assert c.post("/api/next", headers=headers).status_code == 409
+        fresh = c.post("/api/new", headers=headers, json={}).json()["state"]
+        assert fresh["scores"] == [0, 0] and not fresh["waiting"] and fresh["deal_number"] == 1
+
+
+# ------------------------------------------------------------------ refusals
+def bad_requests(state):
+    """(method, path, body) requests that must be refused in ``state`` (the person on turn, bidding)."""
+    not_held = next(c for c in range(52) if c not in state["hand"])
+    illegal_bid = 53  # bid 1: below classic's minimum of 7
+    return [
+        ("post", "/api/act", {"action": "7"}),
+        ("post", "/api/act", {"action": 60.0}),
+        ("post", "/api/act", {"action": True}),
+        ("post", "/api/act", {"action": None}),
+        ("post", "/api/act", {"action": -1}),
+        ("post", "/api/act", {"action": 70}),
+        ("post", "/api/act", {"action": 10**30}),
+        ("post", "/api/act", {"action": illegal_bid}),
+        ("post", "/api/act", {"action": not_held}),
+        ("post", "/api/act", {"action": state["hand"][0]}),  # a held card, but this is the auction
+        ("post", "/api/act", {}),
+        ("post", "/api/act", "not json{"),
+        ("post", "/api/act", [1, 2]),
+        ("post", "/api/advance", None),  # the computer may not move for the person
+        ("post", "/api/next", None),  # the deal is not over
+        ("post", "/api/new", {"partner": "nobody"}),
+        ("post", "/api/new", {"opponents": ["rule"]}),
+        ("get", "/api/replay/open?source=game&index=x", None),
+        ("get", "/api/replay/open?source=game&index=0", None),
+        ("get", "/api/replay/deals?source=elsewhere", None),
+    ]
+
+
+def send(client, headers, method, path, body):
+    if method == "get":
+        return client.get(path, headers=headers)
+    if isinstance(body, str):
+        return client.post(path, headers={**headers, "content-type": "application/json"}, content=body)
+    return client.post(path, headers=headers, **({} if body is None else {"json": body}))
+
+
+def test_illegal_malformed_and_out_of_turn_requests_get_4xx_json_and_change_nothing(client):
+    headers, state = new_session(client)
+    while state["to_act"] != 0:
+        state = step(client, headers, state)
+    assert state["phase"] == "bidding"
+    for method, path, body in bad_requests(state):
+        r = send(client, headers, method, path, body)
+        assert 400 <= r.status_code < 500, (path, body, r.status_code)
+        assert isinstance(r.json()["error"], str) and r.json()["error"], (path, body)
+        assert client.get("/api/state", headers=headers).json()["state"] == state, (path, body)
+    # the person's move, then the computer's turn: the person may not act
+    state = step(client, headers, state)
+    while state["to_act"] == 0:
+        state = step(client, headers, state)
+    for body in ({"action": a} for a in range(70)):
+        r = client.post("/api/act", headers=headers, json=body)
+        assert r.status_code == 409 and "not your turn" in r.json()["error"]
+    assert client.get("/api/hint", headers=headers).status_code == 409
+    assert client.get("/api/state", headers=headers).json()["state"] == state
+
+
+def test_an_unknown_session_and_a_foreign_host_are_refused(client):
+    r = client.get("/api/state", headers={"x-session": "guess"})
+    assert r.status_code == 404 and "reload" in r.json()["error"]
+    assert client.get("/api/state").status_code == 404
+    assert client.get("/api/config", headers={"host": "evil.example"}).status_code == 400
+
+
+def test_two_sessions_are_isolated(client):
+    a, state_a = new_session(client)
+    b, state_b = new_session(client)
+    assert a != b
+    assert table(client, a) is not table(client, b)
+    for _ in range(30):
+        state_a = step(client, a, state_a)
+    assert client.get("/api/state", headers=b).json()["state"] == state_b
+    if state_b["to_act"] != 0:  # b's computer seats move in b only
+        client.post("/api/advance", headers=b)
+    assert client.get("/api/state", headers=a).json()["state"] == state_a
+
+
+def test_hidden_cards_are_never_in_a_response(client):
+    """Each state must be the same whatever the other seats hold: shuffle their unplayed cards and compare."""
+    headers, state = new_session(client)
+    rng = np.random.default_rng(5)
+    game = table(client, headers).game
+    checks = 0
+
+    def same_whatever_the_others_hold(state):
+        nonlocal checks
+        saved = list(game.hands)
+        hidden = [c for s in (1, 2, 3) for c in cards_of(game.hands[s])]
+        rng.shuffle(hidden)
+        k = 0
+        for s in (1, 2, 3):
+            n = len(cards_of(saved[s]))
+            game.hands[s] = mask_of(hidden[k:k + n])
+            k += n
+        try:
+            assert client.get("/api/state", headers=headers).json()["state"] == state
+            if state["to_act"] == 0:
+                hint = client.get("/api/hint", headers=headers).json()
+                assert hint["action"] in state["legal"]
+        finally:
+            game.hands[:] = saved
+        checks += 1
+        shown = set(state["hand"]) | {c for _, c in state["trick"]} | {state["exposed_card"]}
+        assert shown - {None} <= set(cards_of(saved[0])) | {c for _, c in game.played} | {game.exposed_card}
+
+    play_deal(client, headers, state, each=same_whatever_the_others_hold)
+    assert checks > 20
+
+
+# ------------------------------------------------------------------ agents
+class BlockingAgent(Agent):
+    """Holds its decision until the test lets it go: shows that the server keeps answering meanwhile."""
+
+    entered = threading.Event()
+    release = threading.Event()
+
+    def act(self, observation, view):
+        BlockingAgent.entered.set()
+        assert BlockingAgent.release.wait(20)
+        return view.legal_actions[0]
+
+
+def test_a_slow_agent_decides_off_the_event_loop():
+    agent = importlib.import_module("tests.test_web_api").BlockingAgent  # the class the server loads, by its spec
+    with client_for() as c:
+        headers, state = new_session(c)
+        state = c.post("/api/new", headers=headers, json={"opponents": "blocking", "partner": "blocking"}).json()["state"]
+        while state["to_act"] == 0:
+            state = step(c, headers, state)
+        agent.entered.clear()
+        agent.release.clear()
+        moving = threading.Thread(target=lambda: c.post("/api/advance", headers=headers))
+        moving.start()
+        try:
+            assert agent.entered.wait(20)
+            answered = []
+            other = threading.Thread(target=lambda: answered.append(c.get("/api/config").status_code))
+            other.start()
+            other.join(10)
+            assert answered == [200], "the server stopped answering while an agent was deciding"
+        finally:
+            agent.release.set()
+            moving.join(20)
+
+
+class IllegalAgent(Agent):
+    def act(self, observation, view):
+        return 69 if 69 not in view.legal_actions else 0
+
+
+def test_the_shipped_agent_plays_at_the_web_table_and_a_failing_agent_gets_a_json_error():
+    allowed = {"default": str(shipped.SHIPPED_DIR / "default.pt"), "illegal": "tests.test_web_api:IllegalAgent"}
+    config = ServerConfig(make_rules("classic"), "classic", allowed, "default", "default", 0.0, 4, 1)
+    with client_for(config) as c:
+        headers, state = new_session(c)
+        state = play_a_played_hand(c, headers, state)
+        assert state["scores"] == table(c, headers).game.scores
+    with TestClient(create_app(config), base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        headers, _ = new_session(c)
+        state = c.post("/api/new", headers=headers, json={"opponents": "illegal"}).json()["state"]
+        while state["to_act"] not in (1, 3):
+            state = step(c, headers, state)
+        r = c.post("/api/advance", headers=headers)
+        assert r.status_code == 500 and "illegal action" in r.json()["error"]
+        assert c.get("/api/state", headers=headers).json()["state"] == state
+
+
+def test_agents_come_only_from_the_list_fixed_at_start(client, tmp_path):
+    marker = tmp_path / "imported"
+    evil = tmp_path / "evil.py"
+    evil.write_text(f"open({str(marker)!r}, 'w').close()\nclass X:\n    def act(self, o, v): return 0\n")
+    headers, state = new_session(client)
+    for spec in (f"{evil}:X", "tests.test_web_api:BlockingAgent", "expert"):
+        for role in ("partner", "opponents"):
+            r = client.post("/api/new", headers=headers, json={role: spec})
+            assert r.status_code == 400 and "not one of the agents" in r.json()["error"]
+    assert not marker.exists()
+    assert client.get("/api/state", headers=headers).json()["state"] == state
+
+
+def test_hint_gives_the_rule_players_choice_and_reason(client):
+    headers, state = new_session(client)
+    while state["to_act"] != 0:
+        state = step(client, headers, state)
+    hint = client.get("/api/hint", headers=headers).json()
+    assert hint["action"] in state["legal"] and hint["reason"] and hint["name"]
+
+
+# ------------------------------------------------------------------ duplicate challenge
+def test_the_duplicate_challenge_compares_the_person_with_the_computer_on_the_same_deals():
+    with client_for(make_config(deals=2)) as c:
+        headers, _ = new_session(c)
+        state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
+        for k in range(2):
+            assert state["duplicate"]["deal"] == k + 1 and len(state["duplicate"]["results"]) == k
+            state = play_deal(c, headers, state)
+            assert not state["result"]["thrown_in"]  # the person always bids, so every deal is played
+            if k == 0:
+                assert c.post("/api/hint", headers=headers).status_code == 405
+                state = c.post("/api/next", headers=headers).json()["state"]
+        dup = state["duplicate"]
+        assert dup["done"] and len(dup["results"]) == 2
+        assert c.post("/api/next", headers=headers).status_code == 409
+        assert len(c.get("/api/replay/deals?source=game", headers=headers).json()["entries"]) == 4
+        for k, result in enumerate(dup["results"]):
+            d = evaluation.duplicate_deal(11, k)  # the deal set is evaluate.py's, from the server's seed
+            mine, computer = (c.get(f"/api/replay/open?source=game&index={2 * k + j}", headers=headers).json()["record"]
+                              for j in (0, 1))
+            assert mine["deal"] == [list(h) for h in d.hands] and mine["dealer"] == computer["dealer"] == d.dealer
+            computer_first = c.app.state.sessions[headers["x-session"]].duplicate["pairs"][k][1][0]
+            assert computer_first["deal"] == mine["deal"]  # a throw-in there is redealt, as in evaluate.py
+            net = [r["score_delta"][0] - r["score_delta"][1] for r in (mine, computer)]
+            assert (result["you_net"], result["computer_net"]) == tuple(net)  # throw-ins score 0
+            assert result["margin"] == net[0] - net[1]
+        assert dup["total"] == sum(r["margin"] for r in dup["results"])
+
+
+# ------------------------------------------------------------------ replays
+def a_record(client) -> dict:
+    headers, state = new_session(client)
+    play_a_played_hand(client, headers, state)
+    n = len(client.get("/api/replay/deals?source=game", headers=headers).json()["entries"])
+    return client.get(f"/api/replay/open?source=game&index={n - 1}", headers=headers).json()["record"]
+
+
+def tampered(record: dict) -> list[tuple[str, dict]]:
+    swap = json.loads(json.dumps(record))
+    swap["plays"][0], swap["plays"][1] = swap["plays"][1], swap["plays"][0]
+    score = json.loads(json.dumps(record))
+    score["score_delta"][0] += 1
+    score["scores"][0] += 1
+    short = json.loads(json.dumps(record))
+    short["plays"] = short["plays"][:-1]
+    card = json.loads(json.dumps(record))
+    card["deal"][0][0] = card["deal"][1][0]
+    missing = {k: v for k, v in record.items() if k != "deal"}
+    return [("out of turn", swap), ("wrong score", score), ("unfinished", short), ("bad deal", card),
+            ("missing field", missing)]
+
+
+def upload(client, headers, name, text):
+    return client.post("/api/replay/upload", headers=headers, json={"name": name, "text": text})
+
+
+def test_uploaded_records_that_do_not_replay_are_refused_with_a_message(client):
+    record = a_record(client)
+    headers, _ = new_session(client)
+    r = upload(client, headers, "good.json", json.dumps(record))
+    assert r.status_code == 200 and r.json()["source"] == "upload:good.json"
+    opened = client.get("/api/replay/open?source=upload:good.json&index=0", headers=headers)
+    assert opened.status_code == 200 and opened.json()["record"] == record
+    for why, bad in tampered(record):
+        upload(client, headers, "bad.json", json.dumps(bad))
+        r = client.get("/api/replay/open?source=upload:bad.json&index=0", headers=headers)
+        assert r.status_code == 422 and r.json()["error"].startswith("refused:"), why
+    for text in ("not json at all", "", "{\"a\": 1}\n{oops"):
+        r = upload(client, headers, "x.jsonl", text)
+        assert r.status_code == 422 and r.json()["error"].startswith("refused:")
+    assert upload(client, headers, "x.json", None).status_code == 400
+
+
+def test_terminal_saves_and_evaluate_jsonl_from_the_replay_dir(tmp_path):
+    rules = make_rules("classic")
+    match = evaluation.duplicate_match("rule", "random", deals=2, seed=3, rules=rules, records=True)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "hands.jsonl").write_text("".join(json.dumps(r) + "\n" for r in match.records))
+    players = ["You (me)", "Right (rule)", "Partner (rule)", "Left (rule)"]
+    save = {"format": RECORD_FORMAT, "version": 1, "deal_number": 4, "seed": 1, "players": players,
+            "record": match.records[0]}
+    (tmp_path / "saved.json").write_text(json.dumps(save))
+    (tmp_path / "notes.txt").write_text("not offered")
+    with client_for(replay_dir=str(tmp_path)) as c:
+        headers, _ = new_session(c)
+        assert c.get("/api/replay/files", headers=headers).json()["files"] == ["saved.json", "sub/hands.jsonl"]
+        listing = c.get("/api/replay/deals?source=dir:sub/hands.jsonl", headers=headers).json()["entries"]
+        assert len(listing) == len(match.records) >= 4
+        assert listing[0]["title"] == "deal 0 · table 0" and listing[0]["contract"]
+        for e in listing:
+            r = c.get(f"/api/replay/open?source=dir:sub/hands.jsonl&index={e['index']}", headers=headers)
+            assert r.status_code == 200
+            assert r.json()["players"][0].startswith("You (")
+        opened = c.get("/api/replay/open?source=dir:saved.json&index=0", headers=headers).json()
+        assert opened["players"] == players and opened["meta"]["deal_number"] == 4
+
+
+def test_paths_outside_the_replay_dir_are_refused(tmp_path):
+    inside = tmp_path / "replays"
+    inside.mkdir()
+    secret = tmp_path / "secret.json"
+    secret.write_text("{}")
+    (inside / "link.json").symlink_to(secret)
+    with client_for(replay_dir=str(inside)) as c:
+        headers, _ = new_session(c)
+        assert c.get("/api/replay/files", headers=headers).json()["files"] == []
+        for name in ("../secret.json", str(secret), "link.json", "..%2Fsecret.json", "/etc/passwd", ""):
+            r = c.get(f"/api/replay/deals?source=dir:{name}", headers=headers)
+            assert r.status_code == 404 and "not a record file" in r.json()["error"], name
+    with client_for() as c:
+        headers, _ = new_session(c)
+        r = c.get("/api/replay/deals?source=dir:x.json", headers=headers)
+        assert r.status_code == 404 and "--replay-dir" in r.json()["error"]
+
+
+# ------------------------------------------------------------------ the command line
+def test_default_agents_are_the_shipped_one_for_classic_and_rule_otherwise():
+    assert cli.default_spec(make_rules("classic"), "classic") == str(shipped.SHIPPED_DIR / "default.pt")
+    for preset in ("syrian41", "hearts41", "trump_by_card"):
+        assert cli.default_spec(make_rules(preset), preset) == "rule"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "70000"], "--port"),
+    (["--delay", "-1"], "--delay"),
+    (["--rules", "nonsense"], "unknown rules preset"),
+    (["--replay-dir", "/no/such/dir"], "--replay-dir"),
+    (["--partner", "nosuch.pt"], "no such checkpoint"),
+    (["--save-dir", "x"], "unrecognized arguments"),
+])
+def test_bad_command_line_says_what_is_wrong(args, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        play.main(["--web", *args])
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address():
+    import httpx
+
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, "play.py", "--web", "--port", "0", "--rules", "syrian41", "--seed", "1"],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        note = proc.stdout.readline()
+        assert note.strip() == "No shipped agent is trained for rules syrian41; playing 'rule' instead."
+        first = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
+        assert url, first
+        second = proc.stdout.readline()
+        assert "partner rule · opponents rule" in second
+        r = httpx.get(url.group(0) + "api/config", timeout=10)
+        assert r.json()["rules"] == "syrian41" and r.json()["target"] == 41
+        assert "default-src 'self'" in httpx.get(url.group(0), timeout=10).headers["content-security-policy"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
