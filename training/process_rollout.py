@@ -14,7 +14,9 @@ The batch rows themselves (about 45 MB for 16k learned decisions) go through a
 shared-memory block (:class:`SharedRows`) that the learner copies out in one
 pass: pickling them through the pipe cost the learner a few tenths of a second
 per iteration. The learner copies before it submits the next collection, so
-one block serves every iteration. A collection depends only on
+one block serves every iteration; it is sized for ``num_games x rollout_steps``
+rows, which :func:`shared_memory_shortfall` checks /dev/shm can hold before the
+child starts. A collection depends only on
 (weights, pool, seed), so the child's batch equals a :class:`LocalRollout`'s
 in the learner (given the same torch thread count).
 
@@ -23,12 +25,14 @@ checks that the child is alive; a child that died (killed, out of memory) is
 restarted and the collection resubmitted, up to ``retries`` times, and then the
 iteration fails with an error naming the exit code; an exception inside the
 child comes back with its traceback; a collection running past ``timeout``
-seconds kills the child and fails.
+seconds kills the child and fails. :meth:`close`, the trainer's exit path and
+garbage collection stop the child; if the learner itself is killed, the child
+exits when it finds the pipe closed (after its current collection) and the
+resource tracker frees the shared block, so no process is left behind.
 
-The child is spawned, so a script that drives a :class:`training.Trainer` with this
-backend needs the usual ``if __name__ == "__main__":`` guard (``train.py`` has it). :meth:`close`, the trainer's exit path and
-garbage collection stop the child, which also exits by itself when the
-learner's end of the pipe closes (the learner killed), so no process is left behind.
+The child is spawned, so a script that drives a :class:`training.Trainer` with
+this backend needs the usual ``if __name__ == "__main__":`` guard (``train.py``
+has it).
 """
 from __future__ import annotations
 
