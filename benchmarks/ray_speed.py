@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
 import torch
 
-from training.config import load_config
 from agents.model import ActorCritic
-from training.ppo import PPOBatch, ppo_update
+from training.config import load_config
+from training.ppo import ppo_update
 from training.ray_rollout import RayRollout, import_ray
 from training.rollout import LocalRollout, OpponentPool
 
@@ -67,8 +66,7 @@ def main() -> None:
 
     torch.set_num_threads(max(cfg.threads, 1))
     res = local.collect(weights, pool, 99)
-    batch = PPOBatch(*(torch.from_numpy(np.asarray(getattr(res, f))) for f in
-                       ("obs", "mask", "actions", "logp", "advantages", "returns", "values")))
+    batch = res.to(torch.device("cpu"))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
     t0 = time.perf_counter()
     ppo_update(model, opt, batch, epochs=cfg.ppo.epochs, minibatch_size=cfg.ppo.minibatch_size, clip=cfg.ppo.clip,

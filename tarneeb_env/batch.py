@@ -26,8 +26,8 @@ from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, action_str, cards_of
 from .deal import draw_deal
 from .game import IllegalActionError
 from .observation import OBS_SIZE
-from .privileged import hidden_hands
 from .options import ResetOptions, check_env_args, reset_options
+from .privileged import hidden_hands
 from .record import hand_record
 from .rules import RulesSpec, make_rules
 from .rules_core import PHASES

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 import torch
 
-from training.config import Config, load_config
 from agents.model import ActorCritic
+from training.batch import Batch
+from training.config import Config, load_config
 from training.ray_rollout import RayRollout, import_ray, merge_results, worker_seed
-from training.rollout import LocalRollout, OpponentPool, RolloutResult
+from training.rollout import LocalRollout, OpponentPool
 
 FIELDS = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
 TINY = ["env.num_games=6", "env.rollout_steps=70", "model.hidden=[16]",
@@ -48,7 +49,7 @@ def baseline(ray_rollout, setup):
     return ray_rollout.collect(weights, pool, SEED)
 
 
-def assert_same(a: RolloutResult, b: RolloutResult) -> None:
+def assert_same(a: Batch, b: Batch) -> None:
     for f in FIELDS:
         np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
 
@@ -127,7 +128,7 @@ def test_worker_seeds_depend_on_seed_and_index_only():
 def test_merge_adds_counts_and_weights_rates_by_hands():
     def part(n, hands, reward, bid):
         arr = np.full(n, n, dtype=np.float32)
-        return RolloutResult(np.zeros((n, 678), np.float32), np.zeros((n, 70), bool), arr.astype(np.int64),
+        return Batch(np.zeros((n, 678), np.float32), np.zeros((n, 70), bool), arr.astype(np.int64),
                              arr, arr, arr, arr,
                              {"decisions": 10.0 * n, "learned_decisions": float(n), "hands": hands,
                               "mean_hand_reward": reward, "avg_bid": bid, "contracts_made": bid,

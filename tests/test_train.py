@@ -12,13 +12,21 @@ from torch import nn
 
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
-from training.config import ConfigError, config_from_dict, load_config
-from training.imitation import TeacherBatch, TeacherRollout, agreement, bc_loss, bc_update
-from agents.model import MASKED_LOGIT, ActorCritic, PolicyAgent, log_probs_entropy, phase_flags
-from training.ppo import PPOBatch, gae_per_seat, ppo_loss
+from agents.model import (
+    MASKED_LOGIT,
+    ActorCritic,
+    PolicyAgent,
+    log_probs_entropy,
+    phase_flags,
+)
 from tarneeb_env import OBS_SIZE, PRESETS, raw_env
 from tarneeb_env.batch import BatchEnv
+from training import Trainer
 from training import cli as train
+from training.batch import Batch
+from training.config import ConfigError, config_from_dict, load_config
+from training.imitation import TeacherRollout, agreement, bc_loss, bc_update
+from training.ppo import gae_per_seat, ppo_loss
 
 SMOKE = "configs/smoke.yaml"
 TINY = [
@@ -26,6 +34,7 @@ TINY = [
     "selfplay.snapshot_interval=1", "selfplay.max_snapshots=2", "eval.interval=0", "budget.minutes=null",
     "selfplay.weights={current: 0.4, snapshots: 0.3, rule: 0.3}",
     "pretrain.decisions=1280", "pretrain.steps=80", "pretrain.minibatch_size=128",  # two chunks of 8 x 80
+    "rollout.backend=local",  # tests/test_pipeline.py runs the rollout process
 ]
 
 
@@ -138,7 +147,7 @@ def test_ppo_loss_matches_hand_computation():
     model = _Fixed([[0.0, ln2, 5.0, 5.0], [7.0, 7.0, 1.0, 1.0]], [0.5, -1.0])
     mask = torch.tensor([[True, True, False, False], [False, False, True, True]])
     old_logp = torch.tensor([math.log(0.5), math.log(0.25)])
-    batch = PPOBatch(
+    batch = Batch(
         obs=torch.zeros(2, 1), mask=mask, actions=torch.tensor([1, 2]), logp=old_logp,
         advantages=torch.tensor([2.0, -1.0]), returns=torch.tensor([1.5, 0.0]), values=torch.zeros(2),
     )
@@ -164,8 +173,9 @@ def test_bc_loss_matches_hand_computation():
     ln2 = math.log(2.0)
     model = _Fixed([[0.0, ln2, 5.0, 5.0], [7.0, 7.0, 1.0, 3.0]], [0.5, -1.0])
     mask = torch.tensor([[True, True, False, False], [False, False, True, True]])
-    batch = TeacherBatch(obs=torch.zeros(2, 1), mask=mask, actions=torch.tensor([0, 3]),
-                         returns=torch.tensor([1.5, 0.0]))
+    returns = torch.tensor([1.5, 0.0])
+    batch = Batch(obs=torch.zeros(2, 1), mask=mask, actions=torch.tensor([0, 3]), logp=torch.zeros(2),
+                  values=torch.zeros(2), advantages=returns, returns=returns)
     loss, stats = bc_loss(model, batch, vf_coef=0.5)
     # row 0: p(0) = 1/3 (greedy picks 1: wrong); row 1: p(3) = e^3 / (e + e^3) (greedy picks 3: right)
     ce = (-math.log(1 / 3) - (3 - math.log(math.e + math.e**3))) / 2
@@ -180,7 +190,7 @@ def test_cloned_policy_reproduces_the_teacher_on_held_out_deals():
     torch.manual_seed(0)
     teacher = TeacherRollout("rule", load_config(SMOKE).make_rules(), num_games=16, steps=200, reward_scale=0.1,
                              gamma=1.0, learned=phase_flags(["bidding", "trump", "play"]))
-    train_data, held_out = teacher.collect(1), teacher.collect(2)
+    train_data, held_out = teacher.collect(1).to(torch.device("cpu")), teacher.collect(2).to(torch.device("cpu"))
     assert len(train_data) > 2000 and len(held_out) > 2000  # most of 16 x 200 decisions are in finished hands
     # value targets: a hand's score difference / 10, the same size for both teams
     assert torch.allclose(train_data.returns * 10, (train_data.returns * 10).round(), atol=1e-4)
@@ -219,7 +229,9 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
     tags = set(acc.Tags()["scalars"])
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
                 "losses/clipfrac", "losses/explained_variance", "charts/SPS", "charts/learning_rate",
-                "charts/mean_hand_reward", "bidding/pass_rate", "eval/margin_vs_random", "pretrain/loss",
+                "charts/mean_hand_reward", "charts/rollout_seconds", "charts/update_seconds",
+                "charts/learner_wait_seconds", "charts/policy_lag", "bidding/pass_rate", "eval/margin_vs_random",
+                "pretrain/loss",
                 "pretrain/accuracy", "pretrain/value_loss"):
         assert tag in tags, tag
     assert sorted(os.listdir(run_dir)) == ["config.yaml", os.path.basename(events[0]), "iter_000002.pt", "latest.pt"]
@@ -279,16 +291,23 @@ def test_export_for_play_keeps_the_policy_and_drops_training_state(tmp_path):
     assert train.main(["--export", str(tmp_path / "missing.pt"), dst]) == 2
 
 
-def test_resume_equals_uninterrupted_run(tmp_path):
+def test_resume_equals_uninterrupted_run(tmp_path, monkeypatch):
     full = _train(tmp_path, "full", TINY + ["budget.iterations=4"])
-    # stopped after the first cloning chunk, then after the first PPO iteration
+    # killed during the second cloning chunk: the run saved after the first one
     part = str(tmp_path / "part")
-    trainer = train.setup(train.parse_args(["--config", SMOKE, "--run-dir", part, "--no-progress"]
-                                           + [a for s in TINY for a in ("--set", s)]))
-    trainer.pretrain_chunk()
-    trainer.save()
-    assert not trainer.pretrained() and load_checkpoint(os.path.join(part, "latest.pt"))["counters"][
-        "pretrain_chunks"] == 1
+    chunk = Trainer.pretrain_chunk
+
+    def killed_in_second_chunk(self):
+        if self.counters["pretrain_chunks"] == 1:
+            raise KeyboardInterrupt
+        return chunk(self)
+
+    monkeypatch.setattr(Trainer, "pretrain_chunk", killed_in_second_chunk)
+    argv = ["--config", SMOKE, "--run-dir", part, "--no-progress"] + [a for s in TINY for a in ("--set", s)]
+    assert train.main(argv) == 130
+    monkeypatch.setattr(Trainer, "pretrain_chunk", chunk)
+    assert load_checkpoint(os.path.join(part, "latest.pt"))["counters"]["pretrain_chunks"] == 1
+    # then stopped after the first PPO iteration
     _train(tmp_path, "part", ["budget.iterations=1"], resume=True)
     _train(tmp_path, "part", ["budget.iterations=4"], resume=True)
     a = load_checkpoint(os.path.join(full, "latest.pt"))

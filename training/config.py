@@ -107,10 +107,15 @@ class BudgetConfig:
 
 @dataclass
 class RolloutConfig:
-    backend: str = field(default="local", metadata=_meta(choices=("local", "ray")))
+    backend: str = field(default="auto", metadata=_meta(choices=("auto", "local", "process", "ray"), doc=(
+        "where rollouts run: this process, one child process, or Ray actors; auto = process when this "
+        "process may use two or more CPUs (os.sched_getaffinity), else local")))
+    lag: int = field(default=1, metadata=_meta(lo=0, hi=1, doc=(
+        "policy lag: 1 = iteration k >= 1 learns from a rollout played with the weights of iteration k - 1, "
+        "collected while the learner updates (pipelined); 0 = collect, then update")))
     workers: int = field(default=2, metadata=_meta(lo=1, doc="Ray actors, one CPU each; each plays env.num_games games"))
     address: str = field(default="", metadata=_meta(doc="'' -> $RAY_ADDRESS or a new local Ray; 'auto' or host:port -> a cluster"))
-    timeout: float = field(default=600.0, metadata=_meta(lo=0, lo_open=True, doc="seconds one worker's collect may take before it is retried"))
+    timeout: float = field(default=600.0, metadata=_meta(lo=0, lo_open=True, doc="seconds one collection may take (Ray worker or rollout process) before it is retried"))
 
 
 @dataclass

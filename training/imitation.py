@@ -6,16 +6,14 @@ gives PPO a policy that bids and plays, and a value head that already knows
 what a hand is worth, so the policy gradient starts from useful advantages.
 
 Data come in chunks: ``num_games`` games on the batch engine, every seat played
-by the teacher (one instance per game, since a teacher may keep per-deal
-state), ``steps`` decisions each, re-seeded from one integer like a PPO
-rollout. Value targets are each seat's undiscounted rest-of-hand reward (the
+by the teacher (one agent object seated at every table through
+:class:`agents.seating.Seating`, asked once per step), ``steps`` decisions each,
+re-seeded from one integer like a PPO rollout. Value targets are each seat's undiscounted rest-of-hand reward (the
 hand's team score difference) times ``reward_scale``, the units of the value
 head; decisions of hands still running when the chunk stops, and those of
 phases the policy does not learn, are dropped.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -26,27 +24,9 @@ from agents.seating import BatchTables, Seating
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
 
+from .batch import Batch
 from .ppo import gae_per_seat, minibatch_steps
-
-
-@dataclass
-class TeacherBatch:
-    """Teacher decisions of finished hands: one row each."""
-
-    obs: torch.Tensor  # (B, 678) float32
-    mask: torch.Tensor  # (B, 70) bool
-    actions: torch.Tensor  # (B,) int64, the teacher's choice
-    returns: torch.Tensor  # (B,) float32 value targets (reward * reward_scale)
-
-    def __len__(self) -> int:
-        return int(self.actions.shape[0])
-
-    def select(self, idx: torch.Tensor) -> "TeacherBatch":
-        return TeacherBatch(self.obs[idx], self.mask[idx], self.actions[idx], self.returns[idx])
-
-    def to(self, device: torch.device) -> "TeacherBatch":
-        return TeacherBatch(self.obs.to(device), self.mask.to(device), self.actions.to(device),
-                            self.returns.to(device))
+from .seeds import teacher_seeds
 
 
 class TeacherRollout:
@@ -56,19 +36,18 @@ class TeacherRollout:
                  learned: np.ndarray):
         self.learned = learned  # bool[4] per phase index: only these decisions are kept
         self.env = BatchEnv(num_games=num_games, rules=rules)
-        # one teacher per game, seated at all four of its seats
-        self.seating = Seating([agents.load(teacher, rules=rules) for _ in range(num_games)], [[i] * 4 for i in range(num_games)])
+        self.seating = Seating([agents.load(teacher, rules=rules)], np.zeros((num_games, 4), dtype=np.int64))
         self.steps = steps
         self.reward_scale = reward_scale
         self.gamma = gamma
 
-    def collect(self, seed: int) -> TeacherBatch:
-        seeds = np.random.SeedSequence([seed, 0x7EAC]).generate_state(2)
+    def collect(self, seed: int) -> Batch:
+        agent_seeds, deal_seed = teacher_seeds(seed, 1)
+        self.seating.start(agent_seeds)
         N, T = self.env.num_games, self.steps
-        self.seating.start(np.random.SeedSequence(int(seeds[0])).generate_state(N))
-        obs, mask, seat = self.env.reset(seed=int(seeds[1]))
-        tables = BatchTables(self.env, obs, mask)
-        games = range(N)
+        games = list(range(N))
+        obs, mask, seat = self.env.reset(seed=deal_seed)
+        engine = BatchTables(self.env, obs, mask)
         all_obs = np.zeros((T, N, obs.shape[1]), dtype=np.float32)
         all_mask = np.zeros((T, N, mask.shape[1]), dtype=bool)
         actions = np.zeros((T, N), dtype=np.int64)
@@ -77,11 +56,9 @@ class TeacherRollout:
         dones = np.zeros((T, N), dtype=bool)
         for t in range(T):
             all_obs[t], all_mask[t], seats[t] = obs, mask, seat
-            actions[t] = self.seating.act(games, seat.tolist(), tables)
-            obs, mask, seat, rewards[t], dones[t], records = self.env.step(actions[t])
-            tables.update(obs, mask)
-            for i, _ in records:
-                self.seating.new_deal(i)
+            actions[t] = self.seating.act(games, seat.tolist(), engine)
+            obs, mask, seat, rewards[t], dones[t], _ = self.env.step(actions[t])
+            engine.update(obs, mask)
         # Monte-Carlo returns: GAE with zero values and lambda 1
         returns = gae_per_seat(np.zeros((T, N), np.float32), rewards * self.reward_scale, dones, seats,
                                np.ones((T, N), bool), self.gamma, 1.0)
@@ -89,15 +66,13 @@ class TeacherRollout:
         tt, gg = np.nonzero(dones)
         np.maximum.at(last_done, gg, tt)
         keep = (np.arange(T)[:, None] <= last_done[None, :]) & self.learned[phase_of(all_obs)]
-        return TeacherBatch(
-            obs=torch.from_numpy(all_obs[keep]),
-            mask=torch.from_numpy(all_mask[keep]),
-            actions=torch.from_numpy(actions[keep]),
-            returns=torch.from_numpy(returns[keep]),
-        )
+        returns = returns[keep]
+        zeros = np.zeros_like(returns)
+        return Batch(all_obs[keep], all_mask[keep], actions[keep], logp=zeros, values=zeros, advantages=returns,
+                     returns=returns)
 
 
-def bc_loss(model: ActorCritic, mb: TeacherBatch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+def bc_loss(model: ActorCritic, mb: Batch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Masked cross-entropy on the teacher's actions plus ``vf_coef`` times the value loss."""
     logits, values = model(mb.obs, mb.mask)
     logp_all, _ = log_probs_entropy(logits)
@@ -115,7 +90,7 @@ def bc_loss(model: ActorCritic, mb: TeacherBatch, vf_coef: float) -> tuple[torch
 def bc_update(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
-    data: TeacherBatch,
+    data: Batch,
     *,
     epochs: int,
     minibatch_size: int,
@@ -141,7 +116,7 @@ def bc_update(
 
 
 @torch.no_grad()
-def agreement(model: ActorCritic, data: TeacherBatch) -> float:
+def agreement(model: ActorCritic, data: Batch) -> float:
     """Share of decisions with a choice (two or more legal actions) where the greedy policy picks the teacher's."""
     choice = data.mask.sum(-1) > 1
     if not choice.any():

@@ -8,13 +8,13 @@ belong to each seat's latest decision at or before ``t``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 from torch import nn
 
 from agents.model import ActorCritic, log_probs_entropy
+
+from .batch import Batch
 
 
 def gae_per_seat(
@@ -65,27 +65,8 @@ def gae_per_seat(
     return adv
 
 
-@dataclass
-class PPOBatch:
-    """Flat training data: one row per learned decision."""
-
-    obs: torch.Tensor  # (B, 678) float32
-    mask: torch.Tensor  # (B, 70) bool
-    actions: torch.Tensor  # (B,) int64
-    logp: torch.Tensor  # (B,) behaviour log-probability
-    advantages: torch.Tensor  # (B,)
-    returns: torch.Tensor  # (B,) value targets
-    values: torch.Tensor  # (B,) behaviour values
-
-    def __len__(self) -> int:
-        return int(self.actions.shape[0])
-
-    def select(self, idx: torch.Tensor) -> "PPOBatch":
-        return PPOBatch(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
-
-
 def ppo_loss(
-    model: ActorCritic, mb: PPOBatch, clip: float, ent_coef: float, vf_coef: float, normalize_adv: bool = True
+    model: ActorCritic, mb: Batch, clip: float, ent_coef: float, vf_coef: float, normalize_adv: bool = True
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Clipped-surrogate PPO loss on one minibatch, and its diagnostics."""
     logits, values = model(mb.obs, mb.mask)
@@ -135,7 +116,7 @@ def minibatch_steps(model, optimizer, batch, loss_fn, minibatch_size: int, max_g
 def ppo_update(
     model: ActorCritic,
     optimizer: torch.optim.Optimizer,
-    batch: PPOBatch,
+    batch: Batch,
     *,
     epochs: int,
     minibatch_size: int,

@@ -4,7 +4,7 @@ Each worker is a Ray actor holding a :class:`LocalRollout` (the batch engine wit
 a CPU copy of the policy, ``env.num_games`` games). Per iteration the learner
 puts the weights in Ray's object store once, shared by every worker; each
 opponent-pool snapshot is put once in its lifetime and reaches the workers the
-same way. Results come back as the numpy arrays of :class:`RolloutResult` and
+same way. Results come back as numpy :class:`Batch` es and
 are concatenated in worker order, so an iteration plays
 ``workers x env.num_games x env.rollout_steps`` decisions.
 
@@ -34,8 +34,10 @@ import torch
 
 from tarneeb_env import Rules
 
+from .batch import Batch
 from .config import Config
-from .rollout import LocalRollout, PoolEntry, RolloutResult
+from .rollout import LocalRollout, PoolEntry
+from .seeds import worker_seed
 
 INSTALL_HINT = ('rollout.backend: ray needs Ray, which is not installed; install the extra with '
                 '`pip install -e ".[ray]"` (or `pip install "ray>=2.9"`)')
@@ -51,13 +53,6 @@ def import_ray():
     return ray
 
 
-def worker_seed(seed: int, worker: int) -> int:
-    """The collection seed of ``worker`` in an iteration seeded ``seed``."""
-    if worker == 0:
-        return int(seed)
-    return int(np.random.SeedSequence([int(seed), worker, 0x2A7]).generate_state(1)[0])
-
-
 class RolloutWorker:
     """The body of one Ray actor: a :class:`LocalRollout` on one CPU thread."""
 
@@ -65,7 +60,7 @@ class RolloutWorker:
         torch.set_num_threads(threads)
         self.rollout = LocalRollout(cfg, rules)
 
-    def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> RolloutResult:
+    def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> Batch:
         ray = import_ray()
         pool = [PoolEntry(e.name, e.weight, ray.get(e.state_dict) if isinstance(e.state_dict, ray.ObjectRef)
                           else e.state_dict) for e in pool]
@@ -75,7 +70,7 @@ class RolloutWorker:
         return os.getpid()
 
 
-def merge_results(results: list[RolloutResult], seconds: float) -> RolloutResult:
+def merge_results(results: list[Batch], seconds: float) -> Batch:
     """Concatenate worker results in order; counts add up, other statistics are averaged.
 
     Counts (``decisions``, ``learned_decisions``, ``hands``) are summed, ``agent_seconds``
@@ -83,8 +78,6 @@ def merge_results(results: list[RolloutResult], seconds: float) -> RolloutResult
     statistic is a rate averaged weighted by each worker's hands (NaN workers left out): exact
     for ``mean_hand_reward``, a close approximation for rates with other denominators.
     """
-    fields = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
-    arrays = {f: np.concatenate([getattr(r, f) for r in results]) for f in fields}
     stats: dict[str, float] = {}
     for k in results[0].stats:
         if k in SUMMED:
@@ -98,7 +91,7 @@ def merge_results(results: list[RolloutResult], seconds: float) -> RolloutResult
             stats[k] = sum(v * h for v, h in pairs) / total if total else float("nan")
     stats["rollout_seconds"] = seconds
     stats["workers"] = float(len(results))
-    return RolloutResult(**arrays, stats=stats)
+    return Batch.concat(results, stats)
 
 
 class RayRollout:
@@ -150,7 +143,7 @@ class RayRollout:
         refs = [a.collect.remote(*args, s) for a, s in zip(self.actors, seeds)]
         return {"args": args, "seeds": seeds, "refs": refs, "start": time.perf_counter()}
 
-    def gather(self, handle: dict[str, Any]) -> RolloutResult:
+    def gather(self, handle: dict[str, Any]) -> Batch:
         """Wait for every worker in order, resubmitting a failed or timed-out task on a fresh actor."""
         ray = self.ray
         results = []
@@ -169,7 +162,7 @@ class RayRollout:
                     ref = self.actors[k].collect.remote(*handle["args"], handle["seeds"][k])
         return merge_results(results, time.perf_counter() - handle["start"])
 
-    def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> RolloutResult:
+    def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> Batch:
         """Same contract as :meth:`LocalRollout.collect`, over all workers."""
         return self.gather(self.submit(weights, pool, seed))
 

@@ -15,12 +15,19 @@ Per game, one team is the learner (drawn per game) and the other team an entry
 of the pool: ``current`` (the learner itself; both teams' decisions are then
 trained on), a past snapshot, or a built-in agent such as ``rule``. Phases the
 policy does not learn are played by ``learn.other`` for every network seat.
+
+A collection reads top to bottom (:meth:`LocalRollout.collect`): assign the
+teams (:func:`assign_teams`), seat the agents (:class:`agents.seating.Seating`,
+one agent object for every game, one ``act_batch`` per step), record
+``rollout_steps`` steps of every game into preallocated :class:`Storage`, and
+finish: GAE along each seat's chain, returns, and only the learner's
+decisions of hands that ended.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -28,17 +35,18 @@ import torch
 import agents
 from agents.model import (
     ActorCritic,
-    PolicyAgent,
-    log_probs_entropy,
     phase_flags,
     phase_of,
     sample_actions,
 )
-from tarneeb_env import PASS, Rules
+from agents.seating import LEFT_TO_CALLER, BatchTables, Seating
+from tarneeb_env import NUM_ACTIONS, OBS_SIZE, PASS, Rules
 from tarneeb_env.batch import BatchEnv
 
+from .batch import Batch
 from .config import Config
 from .ppo import gae_per_seat
+from .seeds import per_agent, rollout_seeds
 
 BIDDING = 0
 
@@ -49,7 +57,7 @@ class PoolEntry:
 
     name: str  # "current", "snapshot:<iteration>" or an agent spec
     weight: float
-    state_dict: Optional[dict[str, torch.Tensor]] = None
+    state_dict: dict[str, torch.Tensor] | None = None
 
     @property
     def kind(self) -> str:
@@ -93,18 +101,43 @@ class OpponentPool:
         self.snapshots = [(int(s["iteration"]), dict(s["state_dict"])) for s in state["snapshots"]]
 
 
-@dataclass
-class RolloutResult:
-    """Learned decisions of finished hands (numpy) and rollout statistics."""
+LEARNER = 0  # player index of the learner; pool entry k is player k + 1
 
-    obs: np.ndarray
-    mask: np.ndarray
-    actions: np.ndarray
-    logp: np.ndarray
-    values: np.ndarray
-    advantages: np.ndarray
-    returns: np.ndarray
-    stats: dict[str, float] = field(default_factory=dict)
+
+@dataclass
+class Teams:
+    """Who plays each team of each game in one rollout, as player indices (:data:`LEARNER`, or pool entry + 1)."""
+
+    learner_team: np.ndarray  # (N,) 0 or 1
+    opponent: np.ndarray  # (N,) the player facing the learner
+
+    def player_at(self, seat: np.ndarray) -> np.ndarray:
+        """(N,) the player of ``seat[i]`` in game i."""
+        return np.where((seat & 1) == self.learner_team, LEARNER, self.opponent)
+
+
+def assign_teams(pool: list[PoolEntry], rng: np.random.Generator, num_games: int) -> Teams:
+    """Draw each game's opponent entry by weight and the learner's team; a ``current`` opponent is the learner."""
+    probs = np.array([e.weight for e in pool], dtype=np.float64)
+    entry = rng.choice(len(pool), size=num_games, p=probs / probs.sum())
+    learner_team = rng.integers(2, size=num_games)
+    player = np.array([LEARNER if e.kind == "current" else k + 1 for k, e in enumerate(pool)])
+    return Teams(learner_team, player[entry])
+
+
+class Storage:
+    """Preallocated (T, N) arrays of one rollout, reused by every collection."""
+
+    def __init__(self, T: int, N: int):
+        self.obs = np.zeros((T, N, OBS_SIZE), dtype=np.float32)
+        self.mask = np.zeros((T, N, NUM_ACTIONS), dtype=np.int8)
+        self.actions = np.zeros((T, N), dtype=np.int64)
+        self.logp = np.zeros((T, N), dtype=np.float32)
+        self.values = np.zeros((T, N), dtype=np.float32)
+        self.rewards = np.zeros((T, N, 4), dtype=np.float32)
+        self.dones = np.zeros((T, N), dtype=bool)
+        self.seats = np.zeros((T, N), dtype=np.int64)
+        self.learned = np.zeros((T, N), dtype=bool)  # the learner's own decisions: PPO trains on these
 
 
 class LocalRollout:
@@ -116,22 +149,17 @@ class LocalRollout:
         self.env = BatchEnv(num_games=cfg.env.num_games, rules=rules, seed=cfg.env.seed)
         self.model = ActorCritic(cfg.model.hidden).eval()
         self.learned = phase_flags(cfg.learn.phases)
-        self._tables: dict[str, list[agents.Agent]] = {}
-        self.other = None if self.learned[:3].all() else self._table_agents(cfg.learn.other)
+        self._agents: dict[str, agents.Agent] = {}
+        self.other = None if self.learned[:3].all() else self._agent(cfg.learn.other)
         self._snapshots: dict[str, ActorCritic] = {}
+        self.storage = Storage(cfg.env.rollout_steps, cfg.env.num_games)
 
-    def _table_agents(self, spec: str) -> list[agents.Agent]:
-        """One agent per game, since agents may keep per-deal state (``reset()`` starts a deal).
-
-        A :class:`PolicyAgent` keeps none, so one instance serves every game in one forward pass.
-        """
-        if spec not in self._tables:
-            first = agents.load(spec)
-            if isinstance(first, PolicyAgent):
-                self._tables[spec] = [first] * self.cfg.env.num_games
-            else:
-                self._tables[spec] = [first] + [agents.load(spec) for _ in range(self.cfg.env.num_games - 1)]
-        return self._tables[spec]
+    def _agent(self, spec: str) -> agents.Agent:
+        """The agent of ``spec``: one object serves every game, as at the evaluator's tables (agents keep no
+        per-table state; the engine's view carries what they would track), seeded once per collection."""
+        if spec not in self._agents:
+            self._agents[spec] = agents.load(spec, rules=self.rules)  # refuses an agent trained for other rules
+        return self._agents[spec]
 
     def _snapshot_model(self, entry: PoolEntry) -> ActorCritic:
         model = self._snapshots.get(entry.name)
@@ -141,138 +169,108 @@ class LocalRollout:
             self._snapshots[entry.name] = model
         return model
 
-    def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> RolloutResult:
+    def submit(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int):
+        """Start a collection (here: remember it; :meth:`gather` plays it), as the other backends do."""
+        return weights, pool, seed
+
+    def gather(self, handle) -> Batch:
+        return self.collect(*handle)
+
+    def close(self) -> None:
+        """Nothing to stop: the games run in this process."""
+
+    def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> Batch:
         """Play ``env.rollout_steps`` decisions in every game; see the module docstring."""
         t0 = time.perf_counter()
-        cfg = self.cfg
         self.model.load_state_dict(weights)
         live = {e.name for e in pool}
         self._snapshots = {k: m for k, m in self._snapshots.items() if k in live}
-        seeds = np.random.SeedSequence([seed, 0x5E1F]).generate_state(4)
-        rng = np.random.default_rng(seeds[0])
-        gen = torch.Generator().manual_seed(int(seeds[1]))
-        agent_seed = int(seeds[2])
-        tables = [self._table_agents(e.name) if e.kind == "agent" else None for e in pool]
-        if self.other is not None:
-            tables.append(self.other)
-        live_tables = [t for t in tables if t is not None]
-        for k, table in enumerate(live_tables):
-            for agent, s in zip(table, np.random.SeedSequence([agent_seed, k]).generate_state(len(table))):
-                agent.seed(int(s))
-                agent.reset()
+        seeds = rollout_seeds(seed)
+        teams = assign_teams(pool, seeds.teams, self.cfg.env.num_games)
+        # players[p]: a network or an agent; pool entry k is player k + 1 (a "current" entry is the learner)
+        players: list = [self.model] + [self._snapshot_model(e) if e.kind == "snapshot" else self._agent(e.name)
+                                        if e.kind == "agent" else None for e in pool]
+        seating = self._seat_agents(players, teams)
+        seating.start(per_agent(seeds.agents, len(seating.agents)))
+        stats = self._record(players, seating, teams, seeds)
+        batch = self._finish(stats)
+        batch.stats["rollout_seconds"] = time.perf_counter() - t0
+        return batch
 
-        N, T = cfg.env.num_games, cfg.env.rollout_steps
-        games = np.arange(N)
-        probs = np.array([e.weight for e in pool], dtype=np.float64)
-        opp = rng.choice(len(pool), size=N, p=probs / probs.sum())
-        learner_team = rng.integers(2, size=N)
-        # controller[i, team]: index into pool (the learner team plays "current" = index of a current entry)
-        controller = np.empty((N, 2), dtype=np.int64)
-        controller[games, 1 - learner_team] = opp
-        controller[games, learner_team] = -1  # -1: the learner (current policy)
-        kinds = [e.kind for e in pool]
-        controller[np.isin(controller, [k for k, kind in enumerate(kinds) if kind == "current"])] = -1
-        # is_network[c]: controller c is a network (current or snapshot); index -1 (the learner) is the last entry
-        is_network = np.array([kind != "agent" for kind in kinds] + [True])
+    def _seat_agents(self, players: list, teams: Teams) -> Seating:
+        """The agents' seats in every game: an agent entry's team, and ``learn.other`` at the network seats for
+        the phases not learned; the networks' own decisions are :meth:`_record`'s (``LEFT_TO_CALLER``)."""
+        is_agent = [p is not None and not isinstance(p, ActorCritic) for p in players]
+        seated = [p for p, a in zip(players, is_agent) if a] + ([self.other] if self.other is not None else [])
+        index = np.full(len(players), LEFT_TO_CALLER if self.other is None else len(seated) - 1)
+        index[np.flatnonzero(is_agent)] = np.arange(sum(is_agent))
+        seat_player = np.where((np.arange(4) & 1)[None, :] == teams.learner_team[:, None], LEARNER,
+                               teams.opponent[:, None])
+        return Seating(seated, index[seat_player])
 
-        obs, mask, seat = self.env.reset(seed=int(seeds[3]))
-        values = np.zeros((T, N), dtype=np.float32)
-        rewards = np.zeros((T, N, 4), dtype=np.float32)
-        dones = np.zeros((T, N), dtype=bool)
-        seats = np.zeros((T, N), dtype=np.int64)
-        in_chain = np.zeros((T, N), dtype=bool)
-        kept_obs, kept_mask, kept_act, kept_logp, kept_pos = [], [], [], [], []
-        learner_bids = learner_passes = 0
+    def _record(self, players: list, seating: Seating, teams: Teams, seeds) -> dict[str, float]:
+        """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics."""
+        st, T = self.storage, self.cfg.env.rollout_steps
+        gen = seeds.sampling
+        is_network = np.array([isinstance(p, ActorCritic) for p in players])
+        engine = BatchTables(self.env)
+        bids = passes = 0
         records: list[tuple[int, dict]] = []
         agent_time = 0.0
-        actions = np.zeros(N, dtype=np.int64)
+        obs, mask, seat = self.env.reset(seed=seeds.deals)
         for t in range(T):
+            st.obs[t], st.mask[t], st.seats[t] = obs, mask, seat
+            engine.update(obs, mask)
             phase = phase_of(obs)
             learned = self.learned[phase]
-            ctrl = controller[games, seat & 1]
-            seats[t] = seat
-            cur = (ctrl == -1) & learned
-            in_chain[t] = cur
-            idx = np.flatnonzero(cur)
+            player = teams.player_at(seat)
+            mine = (player == LEARNER) & learned
+            st.learned[t] = mine
+            actions = st.actions[t]
+            idx = np.flatnonzero(mine)
             if idx.size:
-                o = torch.from_numpy(obs[idx])
-                m = torch.from_numpy(mask[idx]).bool()
                 with torch.inference_mode():
-                    logits, v = self.model(o, m)
+                    logits, v = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]).bool())
                     a = sample_actions(logits, gen)
-                    logp, _ = log_probs_entropy(logits)
-                    lp = logp.gather(1, a[:, None]).squeeze(1)
+                    logp = torch.log_softmax(logits, dim=-1)  # as log_probs_entropy, without the entropy
                 actions[idx] = a.numpy()
-                values[t, idx] = v.numpy()
-                kept_obs.append(obs[idx])
-                kept_mask.append(mask[idx])
-                kept_act.append(a.numpy())
-                kept_logp.append(lp.numpy())
-                kept_pos.append(t * N + idx)
-            for k, entry in enumerate(pool):
-                if kinds[k] != "snapshot":
-                    continue
-                sidx = np.flatnonzero((ctrl == k) & learned)
-                if sidx.size:
+                st.values[t, idx] = v.numpy()
+                st.logp[t, idx] = logp.gather(1, a[:, None]).squeeze(1).numpy()
+            for p in range(1, len(players)):  # snapshots: sampled, not recorded
+                sidx = np.flatnonzero((player == p) & learned) if isinstance(players[p], ActorCritic) else ()
+                if len(sidx):
                     with torch.inference_mode():
-                        logits, _ = self._snapshot_model(entry)(
-                            torch.from_numpy(obs[sidx]), torch.from_numpy(mask[sidx]).bool()
-                        )
-                        actions[sidx] = sample_actions(logits, gen).numpy()
+                        logits, _ = players[p](torch.from_numpy(obs[sidx]), torch.from_numpy(mask[sidx]).bool())
+                    actions[sidx] = sample_actions(logits, gen).numpy()
             ta = time.perf_counter()
-            for k, entry in enumerate(pool):
-                if kinds[k] == "agent":
-                    self._agent_act(tables[k], np.flatnonzero(ctrl == k), obs, mask, actions)
-            if self.other is not None:
-                self._agent_act(self.other, np.flatnonzero(~learned & is_network[ctrl]), obs, mask, actions)
+            aidx = np.flatnonzero(~is_network[player] | ~learned)  # agents' seats, and learn.other's phases
+            if aidx.size:
+                actions[aidx] = seating.act(aidx.tolist(), seat[aidx].tolist(), engine)
             agent_time += time.perf_counter() - ta
-            lb = (phase == BIDDING) & ((seat & 1) == learner_team) & learned  # the policy's own bids
-            learner_bids += int(lb.sum())
-            learner_passes += int((lb & (actions == PASS)).sum())
-            obs, mask, seat, rew, done, recs = self.env.step(actions)
-            rewards[t] = rew
-            dones[t] = done
+            own_bids = (phase == BIDDING) & ((seat & 1) == teams.learner_team) & learned
+            bids += int(own_bids.sum())
+            passes += int((own_bids & (actions == PASS)).sum())
+            obs, mask, seat, st.rewards[t], st.dones[t], recs = self.env.step(actions)
             records.extend(recs)
-            for i, _ in recs:  # a new deal starts in game i
-                for table in live_tables:
-                    table[i].reset()
+        stats = self._stats(records, teams.learner_team, bids, passes)
+        stats["agent_seconds"] = agent_time
+        return stats
 
+    def _finish(self, stats: dict[str, float]) -> Batch:
+        """GAE along each seat's chain, then the learner's decisions of hands that ended in the rollout."""
+        st, ppo = self.storage, self.cfg.ppo
+        T, N = st.dones.shape
         last_done = np.full(N, -1)
-        tt, gg = np.nonzero(dones)
+        tt, gg = np.nonzero(st.dones)
         np.maximum.at(last_done, gg, tt)
         # the value head predicts rewards * reward_scale, so advantages and returns are in those units
-        adv = gae_per_seat(values, rewards * cfg.ppo.reward_scale, dones, seats, in_chain,
-                           cfg.ppo.gamma, cfg.ppo.gae_lambda)
-        if kept_pos:
-            pos = np.concatenate(kept_pos)
-            keep = (pos // N) <= last_done[pos % N]
-            pos = pos[keep]
-            obs_b = np.concatenate(kept_obs)[keep]
-            mask_b = np.concatenate(kept_mask)[keep].astype(bool)
-            act_b = np.concatenate(kept_act)[keep]
-            logp_b = np.concatenate(kept_logp)[keep]
-        else:
-            pos = np.zeros(0, dtype=np.int64)
-            obs_b = np.zeros((0, obs.shape[1]), np.float32)
-            mask_b = np.zeros((0, mask.shape[1]), bool)
-            act_b = np.zeros(0, np.int64)
-            logp_b = np.zeros(0, np.float32)
-        val_b = values.reshape(-1)[pos]
-        adv_b = adv.reshape(-1)[pos]
-        stats = self._stats(records, learner_team, learner_bids, learner_passes)
-        stats.update(decisions=float(T * N), learned_decisions=float(pos.size),
-                     rollout_seconds=time.perf_counter() - t0, agent_seconds=agent_time)
-        return RolloutResult(obs_b, mask_b, act_b, logp_b, val_b, adv_b, adv_b + val_b, stats)
-
-    def _agent_act(self, table: list[agents.Agent], idx: np.ndarray, obs, mask, actions) -> None:
-        if idx.size == 0:
-            return
-        observations = [{"observation": obs[i], "action_mask": mask[i]} for i in idx]
-        views = [self.env.view(int(i)) for i in idx]
-        if isinstance(table[0], PolicyAgent):
-            actions[idx] = table[0].act_batch(observations, views)
-        else:
-            actions[idx] = [table[i].act(o, v) for i, o, v in zip(idx, observations, views)]
+        adv = gae_per_seat(st.values, st.rewards * ppo.reward_scale, st.dones, st.seats, st.learned,
+                           ppo.gamma, ppo.gae_lambda)
+        keep = st.learned & (np.arange(T)[:, None] <= last_done[None, :])
+        values, adv = st.values[keep], adv[keep]
+        stats.update(decisions=float(T * N), learned_decisions=float(keep.sum()))
+        return Batch(st.obs[keep], st.mask[keep].astype(bool), st.actions[keep], st.logp[keep], values, adv,
+                     adv + values, stats)
 
     @staticmethod
     def _stats(records, learner_team, bids: int, passes: int) -> dict[str, float]:

@@ -3,21 +3,39 @@
     python train.py --config configs/default.yaml [--set key=value ...] [--run-dir runs/NAME]
     python train.py --resume runs/NAME [--set budget.decisions=...]
 
-One actor-critic plays all four seats (masked categorical policy). It first
-clones ``pretrain.teacher`` (``pretrain.decisions`` teacher-vs-teacher
-decisions, in chunks; policy by cross-entropy, value head on the hands'
-returns), then each PPO iteration collects ``env.num_games x env.rollout_steps`` decisions on the batch
-engine against an opponent pool, runs PPO on the learned decisions, and writes
-TensorBoard scalars, ``latest.pt`` and periodic checkpoints to the run dir.
-Every chunk and iteration is seeded from ``env.seed`` and its index, so ``--resume``
-continues exactly where an uninterrupted run would be (on CPU).
+One actor-critic plays all four seats (masked categorical policy). :meth:`Trainer.run`
+is one loop of steps: while the warm start lasts, a step clones one chunk of
+``pretrain.teacher`` decisions (``pretrain.decisions`` teacher-vs-teacher
+decisions in all; policy by cross-entropy, value head on the hands' returns);
+then a step is one PPO iteration: a rollout of ``env.num_games x
+env.rollout_steps`` decisions on the batch engine against an opponent pool,
+PPO on the learned decisions, a snapshot into the pool now and then. After
+every step: TensorBoard scalars, ``latest.pt`` (and periodic checkpoints), and
+an evaluation when due.
+
+Policy lag (``rollout.lag``). With lag 0 an iteration collects with the
+current weights, then updates. With lag 1 (the default) the rollout of
+iteration k + 1 is submitted, with the weights and pool *before* update k, and
+plays while update k runs (in the rollout process, or on Ray workers); so
+iteration 0 learns from a rollout of its own weights (exactly as lag 0) and
+iteration k >= 1 from a rollout played with the weights and pool that iteration
+k - 1 started from, and seeded for iteration k. PPO's ratios use the behaviour
+log-probabilities recorded in the rollout, so the update stays on-policy in
+the clipped-surrogate sense; ``charts/policy_lag`` logs the lag.
+
+Every chunk and iteration is seeded from ``env.seed`` and its index
+(:mod:`training.seeds`), and a checkpoint keeps the inputs of the rollout in
+flight, so ``--resume`` continues exactly where an uninterrupted run would be
+(on CPU), whichever backend runs the rollouts.
 """
 from __future__ import annotations
 
 import glob
+import math
 import os
 import time
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -27,17 +45,47 @@ from agents.model import ActorCritic, phase_flags
 from .checkpoints import rng_states, save_checkpoint, set_rng_states
 from .config import Config, ConfigError
 from .imitation import TeacherRollout, bc_update
-from .ppo import PPOBatch, ppo_update
-from .rollout import LocalRollout, OpponentPool
+from .ppo import ppo_update
+from .rollout import LocalRollout, OpponentPool, PoolEntry
+from .seeds import chunk_seed, iteration_seed, update_generator
 
 # Keys --set may change on --resume: the ones that do not alter what the run computes.
 RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads", "rollout")
 
 
-class Trainer:
-    """Owns the learner state (model, optimizer, pool, counters) and the training loop."""
+@dataclass
+class Inflight:
+    """A submitted rollout: what it was given (kept for the checkpoint) and the backend's handle."""
 
-    def __init__(self, cfg: Config, run_dir: str, resume: Optional[dict[str, Any]] = None, progress: bool = True):
+    iteration: int  # the PPO iteration that will learn from it
+    behaviour: int  # the iteration whose starting weights play it (its policy lag is iteration - behaviour)
+    weights: dict[str, torch.Tensor]
+    pool: list[PoolEntry]
+    handle: Any = None  # None after a resume, until resubmitted
+
+    def state(self) -> dict[str, Any]:
+        return {"iteration": self.iteration, "behaviour": self.behaviour, "weights": self.weights,
+                "pool": [{"name": e.name, "weight": e.weight, "state_dict": e.state_dict} for e in self.pool]}
+
+    @classmethod
+    def from_state(cls, s: dict[str, Any]) -> Inflight:
+        pool = [PoolEntry(e["name"], float(e["weight"]), e["state_dict"]) for e in s["pool"]]
+        return cls(int(s["iteration"]), int(s["behaviour"]), dict(s["weights"]), pool)
+
+
+def default_backend(cfg: Config) -> str:
+    """``process`` when this process may run on two or more CPUs and shared memory can hold a rollout,
+    else ``local``."""
+    from .process_rollout import shared_memory_shortfall
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return "process" if cpus >= 2 and shared_memory_shortfall(cfg) is None else "local"
+
+
+class Trainer:
+    """Owns the learner state (model, optimizer, pool, counters, the rollout in flight) and the training loop."""
+
+    def __init__(self, cfg: Config, run_dir: str, resume: dict[str, Any] | None = None, progress: bool = True):
         self.cfg = cfg
         self.run_dir = run_dir
         self.progress = progress
@@ -56,16 +104,22 @@ class Trainer:
                          "learned_decisions": 0, "hands": 0, "seconds": 0.0}
         self.optimizer = self._new_optimizer()
         self.pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots)
+        self.backend = default_backend(cfg) if cfg.rollout.backend == "auto" else cfg.rollout.backend
         self.rollout = self._make_rollout(cfg)
-        self.teacher: Optional[TeacherRollout] = None  # built on the first pretraining chunk
+        self.inflight: Inflight | None = None
+        self.teacher: TeacherRollout | None = None  # built on the first pretraining chunk
         self.last_eval: dict[str, float] = {}
         if resume is not None:
             self._restore(resume)
 
     def _make_rollout(self, cfg: Config):
-        """Rollouts in this process, or on Ray actors (``rollout.backend: ray``); same interface."""
-        if cfg.rollout.backend == "local":
+        """Rollouts in this process, a child process or on Ray actors; same submit/gather interface."""
+        if self.backend == "local":
             return LocalRollout(cfg, self.rules)
+        if self.backend == "process":
+            from .process_rollout import ProcessRollout
+
+            return ProcessRollout(cfg, self.rules, timeout=cfg.rollout.timeout)
         from .ray_rollout import RayRollout
 
         try:
@@ -73,6 +127,12 @@ class Trainer:
                               address=cfg.rollout.address, timeout=cfg.rollout.timeout)
         except ImportError as e:
             raise ConfigError(str(e)) from None
+
+    def close(self) -> None:
+        """Stop the rollout workers; a rollout in flight is dropped and resubmitted if the run goes on."""
+        self.rollout.close()
+        if self.inflight is not None:
+            self.inflight.handle = None
 
     def _new_optimizer(self) -> torch.optim.Optimizer:
         lr = self.cfg.ppo.lr if self.pretrained() else self.cfg.pretrain.lr
@@ -84,11 +144,17 @@ class Trainer:
 
     # ------------------------------------------------------------ state
     def _restore(self, data: dict[str, Any]) -> None:
+        saved_lag = int(data.get("lag", 0))  # runs from before the pipeline: lag 0
+        if saved_lag != self.cfg.rollout.lag:
+            raise ConfigError(f"rollout.lag: this run was trained with lag {saved_lag}, not {self.cfg.rollout.lag}; "
+                              f"resume it with --set rollout.lag={saved_lag}")
         self.model.load_state_dict(data["state_dict"])
         self.optimizer.load_state_dict(data["optimizer"])
         self.pool.load_state(data["pool"])
         self.counters = dict(data["counters"])
         self.last_eval = dict(data.get("last_eval", {}))
+        if data.get("inflight") is not None:
+            self.inflight = Inflight.from_state(data["inflight"])
         set_rng_states(data["rng"])
 
     def payload(self) -> dict[str, Any]:
@@ -102,6 +168,8 @@ class Trainer:
             "pool": self.pool.state(),
             "counters": dict(self.counters),
             "last_eval": dict(self.last_eval),
+            "lag": self.cfg.rollout.lag,  # kept apart from the config, which --set may change on --resume
+            "inflight": None if self.inflight is None else self.inflight.state(),
             "rng": rng_states(),
         }
 
@@ -141,20 +209,19 @@ class Trainer:
             return self.cfg.ppo.lr * max(1.0 - self.progress_fraction(), 0.02)
         return self.cfg.ppo.lr
 
-    # ------------------------------------------------------------ loop
+    # ------------------------------------------------------------ steps
     def pretrain_chunk(self) -> dict[str, float]:
         """Clone one chunk of teacher decisions; after the last one PPO starts with a fresh optimizer."""
         cfg, p, c = self.cfg, self.cfg.pretrain, self.counters
         if self.teacher is None:
             self.teacher = TeacherRollout(p.teacher, self.rules, cfg.env.num_games, p.steps, cfg.ppo.reward_scale,
                                           cfg.ppo.gamma, phase_flags(cfg.learn.phases))
-        seed = int(np.random.SeedSequence([cfg.env.seed, 0xB0C, c["pretrain_chunks"]]).generate_state(1)[0])
+        seed = chunk_seed(cfg.env.seed, c["pretrain_chunks"])
         t0 = time.perf_counter()
         data = self.teacher.collect(seed).to(self.device)
         t1 = time.perf_counter()
         stats = bc_update(self.model, self.optimizer, data, epochs=p.epochs, minibatch_size=p.minibatch_size,
-                          vf_coef=p.vf_coef, max_grad_norm=cfg.ppo.max_grad_norm,
-                          generator=torch.Generator().manual_seed(seed ^ 0x0BADC0DE))
+                          vf_coef=p.vf_coef, max_grad_norm=cfg.ppo.max_grad_norm, generator=update_generator(seed))
         t2 = time.perf_counter()
         c["pretrain_chunks"] += 1
         c["pretrain_decisions"] += cfg.env.num_games * p.steps
@@ -166,38 +233,41 @@ class Trainer:
         out["pretrain/update_seconds"] = t2 - t1
         return out
 
+    def _submit(self, iteration: int) -> Inflight:
+        """Start the rollout of ``iteration`` with the current weights and pool."""
+        weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+        job = Inflight(iteration, self.counters["iteration"], weights, self.pool.entries())
+        return self._resubmit(job)
+
+    def _resubmit(self, job: Inflight) -> Inflight:
+        job.handle = self.rollout.submit(job.weights, job.pool, iteration_seed(self.cfg.env.seed, job.iteration))
+        return job
+
     def iteration(self) -> dict[str, float]:
-        """Collect one rollout and update the policy; returns the logged scalars."""
-        cfg, it = self.cfg, self.counters["iteration"]
-        seed = int(np.random.SeedSequence([cfg.env.seed, it]).generate_state(1)[0])
+        """Gather this iteration's rollout, submit the next one (lag 1), update; returns the logged scalars."""
+        cfg, c = self.cfg, self.counters
+        it = c["iteration"]
         t0 = time.perf_counter()
-        weights = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
-        result = self.rollout.collect(weights, self.pool.entries(), seed)
+        job = self.inflight if self.inflight is not None else self._submit(it)
+        if job.handle is None:  # submitted before a resume (or a close)
+            self._resubmit(job)
+        batch = self.rollout.gather(job.handle)
+        t1 = time.perf_counter()
+        self.inflight = self._submit(it + 1) if cfg.rollout.lag else None  # plays during this update
         lr = self.learning_rate()
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        dev = self.device
-        batch = PPOBatch(
-            obs=torch.from_numpy(result.obs).to(dev),
-            mask=torch.from_numpy(result.mask).to(dev),
-            actions=torch.from_numpy(result.actions).to(dev),
-            logp=torch.from_numpy(result.logp).to(dev),
-            advantages=torch.from_numpy(result.advantages).to(dev),
-            returns=torch.from_numpy(result.returns).to(dev),
-            values=torch.from_numpy(result.values).to(dev),
-        )
-        t1 = time.perf_counter()
+        data = batch.to(self.device)
         stats: dict[str, float] = {}
-        if len(batch):
-            gen = torch.Generator().manual_seed(seed ^ 0x0BADC0DE)
+        if len(data):
             stats = ppo_update(
-                self.model, self.optimizer, batch, epochs=cfg.ppo.epochs, minibatch_size=cfg.ppo.minibatch_size,
+                self.model, self.optimizer, data, epochs=cfg.ppo.epochs, minibatch_size=cfg.ppo.minibatch_size,
                 clip=cfg.ppo.clip, ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
-                max_grad_norm=cfg.ppo.max_grad_norm, target_kl=cfg.ppo.target_kl, generator=gen,
+                max_grad_norm=cfg.ppo.max_grad_norm, target_kl=cfg.ppo.target_kl,
+                generator=update_generator(iteration_seed(cfg.env.seed, it)),
             )
         t2 = time.perf_counter()
-        s = result.stats
-        c = self.counters
+        s = batch.stats
         c["iteration"] = it + 1
         c["decisions"] += int(s["decisions"])
         c["learned_decisions"] += int(s["learned_decisions"])
@@ -208,7 +278,10 @@ class Trainer:
         out.update({
             "charts/SPS": s["decisions"] / (t2 - t0),  # run() replaces it with the figure including the save
             "charts/rollout_SPS": s["decisions"] / max(s["rollout_seconds"], 1e-9),
+            "charts/rollout_seconds": s["rollout_seconds"],
             "charts/update_seconds": t2 - t1,
+            "charts/learner_wait_seconds": t1 - t0,
+            "charts/policy_lag": float(it - job.behaviour),
             "charts/agent_seconds": s["agent_seconds"],
             "charts/learning_rate": lr,
             "charts/learned_decisions": s["learned_decisions"],
@@ -236,62 +309,54 @@ class Trainer:
                 out[key + "_ci_lo"], out[key + "_ci_hi"] = float(m.ci95[0]), float(m.ci95[1])
         return out
 
+    # ------------------------------------------------------------ loop
     def run(self) -> dict[str, Any]:
+        """Warm-start chunks, then PPO iterations, until the budget is spent; the rollout workers stop at the end."""
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
-        cfg = self.cfg
+        cfg, c = self.cfg, self.counters
         writer = SummaryWriter(self.run_dir)
-        started, base = time.perf_counter(), float(self.counters["seconds"])
-        total = cfg.budget.decisions
-        bar = tqdm(total=total, initial=self.counters["decisions"], unit="dec", unit_scale=True,
+        started, base = time.perf_counter(), float(c["seconds"])
+        bar = tqdm(total=cfg.budget.decisions, initial=c["decisions"], unit="dec", unit_scale=True,
                    disable=not self.progress, dynamic_ncols=True)
         try:
-            while not self.pretrained() and not self.done(started, base):
-                scalars = self.pretrain_chunk()
-                c = self.counters
-                c["seconds"] = base + time.perf_counter() - started
-                path = self.save()
-                for k, v in scalars.items():
-                    if v == v:
-                        writer.add_scalar(k, v, c["pretrain_decisions"])
-                if self.pretrained() and cfg.eval.interval:  # the warm start's strength, at PPO step 0
-                    self.last_eval = self.evaluate(path)
-                    for k, v in self.last_eval.items():
-                        writer.add_scalar(k, v, c["decisions"])
-                    save_checkpoint(path, self.payload())
-                writer.flush()
-                bar.set_postfix({"pretrain": f"{c['pretrain_decisions']}/{cfg.pretrain.decisions}",
-                                 "acc": f"{scalars['pretrain/accuracy']:.3f}"})
             while not self.done(started, base):
-                t0 = time.perf_counter()
-                before = self.counters["decisions"]
-                scalars = self.iteration()
-                c = self.counters
+                t0, before = time.perf_counter(), c["decisions"]
+                warm = not self.pretrained()
+                scalars = self.pretrain_chunk() if warm else self.iteration()
                 c["seconds"] = base + time.perf_counter() - started
-                step = c["decisions"]
-                it = c["iteration"]
                 path = self.save()
-                scalars["charts/SPS"] = (step - before) / (time.perf_counter() - t0)
-                if cfg.eval.interval and (it % cfg.eval.interval == 0 or self.done(started, base)):
-                    te = time.perf_counter()
-                    self.last_eval = self.evaluate(path)
-                    scalars.update(self.last_eval)
-                    scalars["charts/eval_seconds"] = time.perf_counter() - te
+                if not warm:
+                    scalars["charts/SPS"] = (c["decisions"] - before) / (time.perf_counter() - t0)
+                it = c["iteration"]
+                evaluated = {}
+                if cfg.eval.interval and self.pretrained() and (
+                        warm or it % cfg.eval.interval == 0 or self.done(started, base)):
+                    te = time.perf_counter()  # after the last chunk: the warm start's strength, at PPO step 0
+                    evaluated = self.last_eval = self.evaluate(path)
+                    evaluated = {**evaluated, "charts/eval_seconds": time.perf_counter() - te}
                     save_checkpoint(path, self.payload())  # latest.pt also carries its eval
-                for k, v in scalars.items():
-                    if v == v:  # skip NaN (e.g. no contract declared this iteration)
-                        writer.add_scalar(k, v, step)
+                for tags, step in ((scalars, c["pretrain_decisions"] if warm else c["decisions"]),
+                                   (evaluated, c["decisions"])):
+                    for k, v in tags.items():
+                        if not math.isnan(v):  # e.g. no contract declared this iteration
+                            writer.add_scalar(k, v, step)
                 writer.flush()
-                postfix = {"it": it, "dec/s": f"{scalars['charts/SPS']:.0f}",
-                           "hand_r": f"{scalars['charts/mean_hand_reward']:.2f}"}
+                if warm:
+                    postfix = {"pretrain": f"{c['pretrain_decisions']}/{cfg.pretrain.decisions}",
+                               "acc": f"{scalars['pretrain/accuracy']:.3f}"}
+                else:
+                    postfix = {"it": it, "dec/s": f"{scalars['charts/SPS']:.0f}",
+                               "hand_r": f"{scalars['charts/mean_hand_reward']:.2f}"}
                 if "eval/margin_vs_rule" in self.last_eval:
                     postfix["vs_rule"] = f"{self.last_eval['eval/margin_vs_rule']:+.2f}"
                 bar.set_postfix(postfix, refresh=False)
-                bar.update(step - bar.n)
+                bar.update(c["decisions"] - bar.n)
         finally:
             bar.close()
             writer.close()
+            self.close()
         return {"counters": dict(self.counters), "last_eval": dict(self.last_eval)}
 
 

@@ -1,0 +1,50 @@
+"""One batch type for every exchange of training data: rollouts, the warm start, the updates.
+
+A :class:`Batch` holds one row per learned decision. A rollout fills it with
+numpy arrays (cheap to pickle to and from worker processes); :meth:`Batch.to`
+gives the torch tensors on the learner's device that the PPO and cloning
+losses read. Warm-start (teacher) rows have no behaviour policy: their
+``logp`` and ``values`` are 0, so ``advantages`` equal ``returns``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import torch
+
+DATA = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
+
+
+@dataclass
+class Batch:
+    obs: Any  # (B, 678) float32
+    mask: Any  # (B, 70) bool
+    actions: Any  # (B,) int64
+    logp: Any  # (B,) float32 behaviour log-probability
+    values: Any  # (B,) float32 behaviour values
+    advantages: Any  # (B,) float32
+    returns: Any  # (B,) float32 value targets (reward * reward_scale)
+    stats: dict[str, float] = field(default_factory=dict)  # the collection's figures (rollouts only)
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    def to(self, device: torch.device) -> Batch:
+        """The same rows as torch tensors on ``device`` (numpy arrays are converted, tensors moved)."""
+        def tensor(x):
+            return (torch.from_numpy(x) if isinstance(x, np.ndarray) else x).to(device)
+
+        return replace(self, **{f: tensor(getattr(self, f)) for f in DATA})
+
+    def select(self, idx) -> Batch:
+        """The rows ``idx`` (a minibatch), without statistics."""
+        return Batch(*(getattr(self, f)[idx] for f in DATA))
+
+    @staticmethod
+    def concat(batches: Sequence[Batch], stats: dict[str, float]) -> Batch:
+        """The rows of ``batches`` in order (numpy), with ``stats``."""
+        return Batch(*(np.concatenate([getattr(b, f) for b in batches]) for f in DATA), stats=stats)
+
