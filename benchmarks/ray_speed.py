@@ -18,9 +18,10 @@ import torch
 
 from agents.model import ActorCritic
 from training.config import load_config
+from training.league import League
 from training.ppo import ppo_update
 from training.ray_rollout import RayRollout, import_ray
-from training.rollout import LocalRollout, OpponentPool
+from training.rollout import LocalRollout
 
 
 def rate(rollout, weights, pool, repeats: int) -> tuple[float, float]:
@@ -48,7 +49,7 @@ def main() -> None:
     torch.set_num_threads(1)  # the learner process's rollout gets one core, like each Ray worker
     model = ActorCritic(cfg.model.hidden)
     weights = model.state_dict()
-    pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots).entries()
+    pool = League(cfg.selfplay.weights, cfg.selfplay.max_snapshots).entries()
     print(f"config {args.config}: {cfg.env.num_games} games x {cfg.env.rollout_steps} steps per worker, "
           f"hidden {cfg.model.hidden}, pool {[e.name for e in pool]}")
 

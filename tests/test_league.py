@@ -77,3 +77,53 @@ def test_state_round_trip_is_exact():
 def test_unknown_sampling_is_refused():
     with pytest.raises(ValueError, match="sampling: expected one of uniform, pfsp"):
         League({}, 1, sampling="elo")
+
+
+# ------------------------------------------------------------------ the league in a training run
+LEAGUE = ["env.num_games=8", "env.rollout_steps=80", "model.hidden=[16]", "ppo.minibatch_size=256",
+          "pretrain.decisions=0", "budget.minutes=null", "rollout.backend=local", "rollout.lag=1",
+          "selfplay.weights={current: 0.2, snapshots: 0.6, rule: 0.2}", "selfplay.snapshot_interval=2",
+          "selfplay.max_snapshots=2", "selfplay.sampling=pfsp", "selfplay.pfsp_scale=2.0",
+          "model.critic=privileged", "eval.interval=4", "eval.deals=4", "eval.opponents=[random]",
+          "eval.ladder_deals=4", "checkpoint.interval=100"]
+
+
+def _run(tmp_path, name, sets, resume=False):
+    from training import cli
+
+    run_dir = str(tmp_path / name)
+    argv = ["--resume", run_dir] if resume else ["--config", "configs/smoke.yaml", "--run-dir", run_dir]
+    assert cli.main(argv + [a for s in sets for a in ("--set", s)] + ["--no-progress"]) == 0
+    return run_dir
+
+
+def test_league_snapshots_margins_and_ratings_in_a_run_survive_resume_exactly(tmp_path):
+    import glob
+    import os
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from agents.checkpoint import load_checkpoint
+
+    full = _run(tmp_path, "full", LEAGUE + ["budget.iterations=5"])
+    part = _run(tmp_path, "part", LEAGUE + ["budget.iterations=3"])
+    _run(tmp_path, "part", ["budget.iterations=5"], resume=True)
+    a, b = (load_checkpoint(os.path.join(d, "latest.pt")) for d in (full, part))
+    assert [s["iteration"] for s in a["pool"]["snapshots"]] == [2, 4]  # every 2 iterations, the newest 2 kept
+    assert set(a["pool"]["margins"]) <= {"snapshot:2", "snapshot:4", "rule"} and "rule" in a["pool"]["margins"]
+    assert a["pool"]["margins"] == b["pool"]["margins"]
+    for k in a["state_dict"]:
+        assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
+    assert a["model"]["critic"] == "privileged" and any(k.startswith("critic_trunk") for k in a["state_dict"])
+    acc = EventAccumulator(glob.glob(os.path.join(full, "events.out.tfevents.*"))[0])
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    assert {"league/weight/current", "league/weight/rule", "league/weight/snapshot_2", "league/margin/rule",
+            "league/rating/current", "league/rating/snapshot_2", "league/rating/random"} <= tags
+    # the weights logged at the last iteration follow the pfsp rule from the margins then
+    league = League({"current": 0.2, "snapshots": 0.6, "rule": 0.2}, 2, "pfsp", 2.0)
+    league.load_state(a["pool"])
+    logged = {t: acc.Scalars(t)[-1].value for t in tags if t.startswith("league/weight/")}
+    expected = {k: v for k, v in league.scalars().items() if k.startswith("league/weight/")}
+    assert logged == pytest.approx(expected, rel=1e-5)
+    assert logged["league/weight/snapshot_2"] != pytest.approx(logged["league/weight/snapshot_4"])  # not uniform

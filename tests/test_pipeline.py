@@ -22,8 +22,9 @@ from training import Trainer
 from training import cli as train
 from training.batch import DATA
 from training.config import ConfigError, load_config
+from training.league import League
 from training.process_rollout import ProcessRollout, RolloutProcessError
-from training.rollout import LocalRollout, OpponentPool, PoolEntry
+from training.rollout import LocalRollout, PoolEntry
 from training.seeds import iteration_seed
 
 SMOKE = "configs/smoke.yaml"
@@ -145,7 +146,7 @@ def inputs():
     from agents.model import ActorCritic
 
     weights = ActorCritic(cfg.model.hidden).state_dict()
-    pool = OpponentPool(cfg.selfplay.weights, max_snapshots=2)
+    pool = League(cfg.selfplay.weights, max_snapshots=2)
     torch.manual_seed(1)
     pool.add_snapshot(1, ActorCritic(cfg.model.hidden).state_dict())
     return cfg, weights, pool.entries()
@@ -228,3 +229,25 @@ def test_resume_keeps_the_lag_of_the_run(tmp_path):
     with pytest.raises(ConfigError, match=r"rollout.lag: this run was trained with lag 0, not 1; resume it with "
                                         r"--set rollout.lag=0"):
         train.setup(args)
+
+
+def test_privileged_critic_rows_cross_the_process_with_the_hidden_hands(tmp_path):
+    local = Trainer(config("rollout.backend=local", "rollout.lag=1", "model.critic=privileged"), str(tmp_path / "a"),
+                    progress=False)
+    pipe = Trainer(config("rollout.backend=process", "rollout.lag=1", "model.critic=privileged"), str(tmp_path / "b"),
+                   progress=False)
+    try:
+        for _ in range(3):
+            local.iteration()
+            pipe.iteration()
+        assert_same_weights(weights_of(pipe.model), weights_of(local.model))
+        job = pipe.inflight
+        batch = pipe.rollout.gather(job.handle)
+        expected = LocalRollout(pipe.cfg, pipe.rules).collect(job.weights, job.pool,
+                                                              iteration_seed(pipe.cfg.env.seed, job.iteration))
+        assert_same_data(batch, expected)
+        np.testing.assert_array_equal(batch.priv, expected.priv)
+        assert batch.priv.shape == (len(batch), 156) and batch.priv.sum(1).max() == 39  # 3 x 13 at a first bid
+    finally:
+        pipe.close()
+        local.close()

@@ -15,8 +15,9 @@ import torch
 from agents.model import ActorCritic
 from training.batch import Batch
 from training.config import Config, load_config
+from training.league import League
 from training.ray_rollout import RayRollout, import_ray, merge_results, worker_seed
-from training.rollout import LocalRollout, OpponentPool
+from training.rollout import LocalRollout
 
 FIELDS = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
 TINY = ["env.num_games=6", "env.rollout_steps=70", "model.hidden=[16]",
@@ -29,7 +30,7 @@ def setup():
     cfg = load_config("configs/smoke.yaml", TINY)
     torch.manual_seed(0)
     weights = ActorCritic(cfg.model.hidden).state_dict()
-    pool = OpponentPool(cfg.selfplay.weights, max_snapshots=2)
+    pool = League(cfg.selfplay.weights, max_snapshots=2)
     torch.manual_seed(1)
     pool.add_snapshot(1, ActorCritic(cfg.model.hidden).state_dict())
     return cfg, weights, pool.entries()

@@ -137,7 +137,7 @@ class _Fixed(nn.Module):
         self.logits = nn.Parameter(torch.tensor(logits))
         self.values = nn.Parameter(torch.tensor(values))
 
-    def forward(self, obs, mask):
+    def forward(self, obs, mask, priv=None):
         return self.logits.masked_fill(~mask, MASKED_LOGIT), self.values
 
 

@@ -4,7 +4,9 @@ A :class:`Batch` holds one row per learned decision. A rollout fills it with
 numpy arrays (cheap to pickle to and from worker processes); :meth:`Batch.to`
 gives the torch tensors on the learner's device that the PPO and cloning
 losses read. Warm-start (teacher) rows have no behaviour policy: their
-``logp`` and ``values`` are 0, so ``advantages`` equal ``returns``.
+``logp`` and ``values`` are 0, so ``advantages`` equal ``returns``. ``priv``
+(the other seats' cards at each decision) is there only for a privileged
+critic (``model.critic: privileged``); it is ``None`` otherwise.
 """
 from __future__ import annotations
 
@@ -28,6 +30,11 @@ class Batch:
     advantages: Any  # (B,) float32
     returns: Any  # (B,) float32 value targets (reward * reward_scale)
     stats: dict[str, float] = field(default_factory=dict)  # the collection's figures (rollouts only)
+    priv: Any = None  # (B, 156) float32 hidden hands, for a privileged critic only
+
+    def fields(self) -> tuple[str, ...]:
+        """The row fields this batch holds."""
+        return DATA if self.priv is None else DATA + ("priv",)
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -37,14 +44,15 @@ class Batch:
         def tensor(x):
             return (torch.from_numpy(x) if isinstance(x, np.ndarray) else x).to(device)
 
-        return replace(self, **{f: tensor(getattr(self, f)) for f in DATA})
+        return replace(self, **{f: tensor(getattr(self, f)) for f in self.fields()})
 
     def select(self, idx) -> Batch:
         """The rows ``idx`` (a minibatch), without statistics."""
-        return Batch(*(getattr(self, f)[idx] for f in DATA))
+        return Batch(*(getattr(self, f)[idx] for f in DATA), priv=None if self.priv is None else self.priv[idx])
 
     @staticmethod
     def concat(batches: Sequence[Batch], stats: dict[str, float]) -> Batch:
         """The rows of ``batches`` in order (numpy), with ``stats``."""
-        return Batch(*(np.concatenate([getattr(b, f) for b in batches]) for f in DATA), stats=stats)
+        priv = None if batches[0].priv is None else np.concatenate([b.priv for b in batches])
+        return Batch(*(np.concatenate([getattr(b, f) for b in batches]) for f in DATA), stats=stats, priv=priv)
 

@@ -15,7 +15,9 @@ from typing import Any, Optional, Union
 
 import yaml
 
-from agents.model import PHASE_NAMES
+from agents.model import CRITICS, PHASE_NAMES
+
+SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
 from tarneeb_env import Rules, make_rules
 
 
@@ -37,6 +39,8 @@ class EnvConfig:
 @dataclass
 class ModelConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_meta(lo=1))
+    critic: str = field(default="shared", metadata=_meta(choices=CRITICS, doc="privileged: the value net also "
+                                                         "reads the other seats' cards (training only)"))
 
 
 @dataclass
@@ -63,6 +67,10 @@ class SelfPlayConfig:
     )
     snapshot_interval: int = field(default=10, metadata=_meta(lo=1, doc="iterations between snapshots"))
     max_snapshots: int = field(default=8, metadata=_meta(lo=1))
+    sampling: str = field(default="uniform", metadata=_meta(choices=SAMPLINGS, doc="how the snapshots share their "
+                          "weight: equally, or toward those the learner does worst against (pfsp)"))
+    pfsp_scale: float = field(default=1.0, metadata=_meta(lo=0, lo_open=True, doc="pfsp: snapshot weight "
+                              "exp(-margin / pfsp_scale), margin in points per hand"))
 
 
 @dataclass
@@ -90,6 +98,8 @@ class EvalConfig:
     opponents: list[str] = field(default_factory=lambda: ["rule", "random"])
     seed: int = field(default=12345, metadata=_meta(lo=0))
     workers: int = field(default=1, metadata=_meta(lo=1))
+    ladder_deals: int = field(default=0, metadata=_meta(lo=0, doc="at each evaluation, rate the league's snapshots, "
+                              "the learner and the eval opponents in a round robin on this many deals (0 = no)"))
 
 
 @dataclass

@@ -23,6 +23,7 @@ from agents.model import ActorCritic, log_probs_entropy, phase_of
 from agents.seating import BatchTables, Seating
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
+from tarneeb_env.privileged import PRIV_SIZE
 
 from .batch import Batch
 from .ppo import gae_per_seat, minibatch_steps
@@ -33,8 +34,9 @@ class TeacherRollout:
     """Plays ``num_games`` teacher-only games on the batch engine and keeps every decision."""
 
     def __init__(self, teacher: str, rules: Rules, num_games: int, steps: int, reward_scale: float, gamma: float,
-                 learned: np.ndarray):
+                 learned: np.ndarray, privileged: bool = False):
         self.learned = learned  # bool[4] per phase index: only these decisions are kept
+        self.privileged = privileged  # record the hidden hands for a privileged critic
         self.env = BatchEnv(num_games=num_games, rules=rules)
         self.seating = Seating([agents.load(teacher, rules=rules)], np.zeros((num_games, 4), dtype=np.int64))
         self.steps = steps
@@ -50,12 +52,15 @@ class TeacherRollout:
         engine = BatchTables(self.env, obs, mask)
         all_obs = np.zeros((T, N, obs.shape[1]), dtype=np.float32)
         all_mask = np.zeros((T, N, mask.shape[1]), dtype=bool)
+        all_priv = np.zeros((T, N, PRIV_SIZE if self.privileged else 0), dtype=np.float32)
         actions = np.zeros((T, N), dtype=np.int64)
         seats = np.zeros((T, N), dtype=np.int64)
         rewards = np.zeros((T, N, 4), dtype=np.float32)
         dones = np.zeros((T, N), dtype=bool)
         for t in range(T):
             all_obs[t], all_mask[t], seats[t] = obs, mask, seat
+            if self.privileged:
+                all_priv[t] = self.env.privileged()
             actions[t] = self.seating.act(games, seat.tolist(), engine)
             obs, mask, seat, rewards[t], dones[t], _ = self.env.step(actions[t])
             engine.update(obs, mask)
@@ -69,12 +74,12 @@ class TeacherRollout:
         returns = returns[keep]
         zeros = np.zeros_like(returns)
         return Batch(all_obs[keep], all_mask[keep], actions[keep], logp=zeros, values=zeros, advantages=returns,
-                     returns=returns)
+                     returns=returns, priv=all_priv[keep] if self.privileged else None)
 
 
 def bc_loss(model: ActorCritic, mb: Batch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Masked cross-entropy on the teacher's actions plus ``vf_coef`` times the value loss."""
-    logits, values = model(mb.obs, mb.mask)
+    logits, values = model(mb.obs, mb.mask, mb.priv)
     logp_all, _ = log_probs_entropy(logits)
     ce = -logp_all.gather(1, mb.actions[:, None]).squeeze(1).mean()
     v_loss = 0.5 * ((values - mb.returns) ** 2).mean()
@@ -121,5 +126,5 @@ def agreement(model: ActorCritic, data: Batch) -> float:
     choice = data.mask.sum(-1) > 1
     if not choice.any():
         return float("nan")
-    logits, _ = model(data.obs[choice], data.mask[choice])
+    logits = model.policy_logits(data.obs[choice], data.mask[choice])
     return float((logits.argmax(-1) == data.actions[choice]).float().mean())

@@ -22,9 +22,9 @@ from typing import Any, Optional, Sequence
 
 import torch
 
+from .config import SAMPLINGS
 from .rollout import PoolEntry
 
-SAMPLINGS = ("uniform", "pfsp")
 MARGIN_DECAY = 0.9  # weight of the old margin estimate at each update: ~10 iterations of memory
 
 
@@ -107,9 +107,12 @@ class League:
 
 def ladder(snapshots: Sequence[tuple[int, dict[str, torch.Tensor]]], arch: dict[str, Any], rules: Any,
            deals: int, seed: int, others: Sequence[str] = ("rule",), workers: int = 1,
-           current: Optional[dict[str, torch.Tensor]] = None) -> dict[str, float]:
+           current: Optional[dict[str, torch.Tensor]] = None, phases: Sequence[str] = ("bidding", "trump", "play"),
+           other: str = "rule") -> dict[str, float]:
     """Ratings (points per deal, summing to 0) of the snapshots, ``current`` and ``others`` in a round
-    robin on the fixed deal set ``seed``: a rising ladder says the league improves."""
+    robin on the fixed deal set ``seed``: a rising ladder says the league improves. Networks trained on
+    only some ``phases`` play the rest with ``other``, as in training."""
+    import agents
     from agents.model import ActorCritic, PolicyAgent
     from evaluation import round_robin
 
@@ -118,7 +121,7 @@ def ladder(snapshots: Sequence[tuple[int, dict[str, torch.Tensor]]], arch: dict[
     for it, sd in members:
         model = ActorCritic(arch["hidden"], critic=arch.get("critic", "shared"))
         model.load_state_dict(sd)
-        agent = PolicyAgent(model)
+        agent = PolicyAgent(model, phases, None if len(phases) == 3 else agents.load(other, rules=rules))
         agent.name = f"snapshot_{it}" if it != "current" else "current"
         entries.append(agent)
     entries.extend(others)

@@ -69,7 +69,7 @@ def ppo_loss(
     model: ActorCritic, mb: Batch, clip: float, ent_coef: float, vf_coef: float, normalize_adv: bool = True
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Clipped-surrogate PPO loss on one minibatch, and its diagnostics."""
-    logits, values = model(mb.obs, mb.mask)
+    logits, values = model(mb.obs, mb.mask, mb.priv)
     logp_all, entropy = log_probs_entropy(logits)
     logp = logp_all.gather(1, mb.actions[:, None]).squeeze(1)
     logratio = logp - mb.logp

@@ -49,6 +49,7 @@ import numpy as np
 import torch
 
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE, Rules
+from tarneeb_env.privileged import PRIV_SIZE
 
 from .batch import DATA, Batch
 from .config import Config
@@ -72,10 +73,15 @@ def _tensors(sd: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
 LAYOUT = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (NUM_ACTIONS,)), "actions": (np.int64, ()),
           "logp": (np.float32, ()), "values": (np.float32, ()), "advantages": (np.float32, ()),
           "returns": (np.float32, ())}  # dtype and row shape of each Batch field
+PRIV_LAYOUT = {"priv": (np.float32, (PRIV_SIZE,))}  # the hidden hands, with a privileged critic
 
 
-def _sizes(rows: int) -> list[int]:
-    return [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in LAYOUT.values()]
+def _layout(privileged: bool) -> dict:
+    return {**LAYOUT, **PRIV_LAYOUT} if privileged else LAYOUT
+
+
+def _sizes(rows: int, privileged: bool) -> list[int]:
+    return [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in _layout(privileged).values()]
 
 
 def shared_memory_shortfall(cfg: Config) -> str | None:
@@ -84,7 +90,7 @@ def shared_memory_shortfall(cfg: Config) -> str | None:
     Linux keeps shared memory in /dev/shm, which containers often cap (Docker: 64 MB); writing past the cap
     would kill the rollout process with SIGBUS, so the learner checks first.
     """
-    need = sum(_sizes(cfg.env.num_games * cfg.env.rollout_steps))
+    need = sum(_sizes(cfg.env.num_games * cfg.env.rollout_steps, cfg.model.critic == "privileged"))
     if not os.path.isdir("/dev/shm"):
         return None
     st = os.statvfs("/dev/shm")
@@ -99,23 +105,25 @@ def shared_memory_shortfall(cfg: Config) -> str | None:
 class SharedRows:
     """Up to ``rows`` batch rows in one shared-memory block, field after field (created by the learner)."""
 
-    def __init__(self, rows: int, name: str | None = None):
-        sizes = _sizes(rows)
+    def __init__(self, rows: int, privileged: bool, name: str | None = None):
+        layout = _layout(privileged)
+        sizes = _sizes(rows, privileged)
         self.shm = shared_memory.SharedMemory(name=name, create=name is None, size=sum(sizes))
         self.arrays, offset = {}, 0
-        for (f, (dt, shape)), size in zip(LAYOUT.items(), sizes):
+        for (f, (dt, shape)), size in zip(layout.items(), sizes):
             self.arrays[f] = np.ndarray((rows, *shape), dtype=dt, buffer=self.shm.buf, offset=offset)
             offset += size
 
     def write(self, batch: Batch) -> int:
         n = len(batch)
-        for f in DATA:
+        for f in batch.fields():
             self.arrays[f][:n] = getattr(batch, f)
         return n
 
     def read(self, n: int, stats: dict[str, float]) -> Batch:
         """A copy of the first ``n`` rows (the block is overwritten by the next collection)."""
-        return Batch(*(self.arrays[f][:n].copy() for f in DATA), stats=stats)
+        priv = self.arrays["priv"][:n].copy() if "priv" in self.arrays else None
+        return Batch(*(self.arrays[f][:n].copy() for f in DATA), stats=stats, priv=priv)
 
     def close(self, unlink: bool) -> None:
         self.arrays = {}
@@ -128,7 +136,7 @@ def serve(conn, cfg: Config, rules: Rules, shm_name: str) -> None:
     """The child's loop: one ``(seed, weights, pool, new snapshots)`` message in, one result out."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle; it stops this process
     torch.set_num_threads(1)
-    rows = SharedRows(cfg.env.num_games * cfg.env.rollout_steps, shm_name)
+    rows = SharedRows(cfg.env.num_games * cfg.env.rollout_steps, cfg.model.critic == "privileged", shm_name)
     rollout = LocalRollout(cfg, rules)
     snapshots: dict[str, dict[str, torch.Tensor]] = {}
     while True:
@@ -193,7 +201,7 @@ class ProcessRollout:
             raise RolloutProcessError(shortfall)
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
-        rows = SharedRows(self.cfg.env.num_games * self.cfg.env.rollout_steps)
+        rows = SharedRows(self.cfg.env.num_games * self.cfg.env.rollout_steps, self.cfg.model.critic == "privileged")
         proc = ctx.Process(target=serve, args=(child, self.cfg, self.rules, rows.shm.name), name="tarneeb-rollout",
                            daemon=True)
         proc.start()

@@ -79,7 +79,12 @@ def merge_results(results: list[Batch], seconds: float) -> Batch:
     for ``mean_hand_reward``, a close approximation for rates with other denominators.
     """
     stats: dict[str, float] = {}
+    league = sorted({k for r in results for k in r.stats if k.startswith("league_")})
+    for k in league:  # per pool entry: a worker that met an entry in no finished hand has no key for it
+        stats[k] = float(sum(r.stats.get(k, 0.0) for r in results))
     for k in results[0].stats:
+        if k in league:
+            continue
         if k in SUMMED:
             stats[k] = float(sum(r.stats[k] for r in results))
         elif k == "agent_seconds":

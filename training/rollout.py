@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import torch
@@ -42,13 +41,14 @@ from agents.model import (
 from agents.seating import LEFT_TO_CALLER, BatchTables, Seating
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE, PASS, Rules
 from tarneeb_env.batch import BatchEnv
+from tarneeb_env.privileged import PRIV_SIZE
+from tarneeb_env.rules_core import BIDDING
 
 from .batch import Batch
 from .config import Config
 from .ppo import gae_per_seat
 from .seeds import per_agent, rollout_seeds
 
-BIDDING = 0
 
 
 @dataclass
@@ -64,41 +64,6 @@ class PoolEntry:
         if self.name == "current":
             return "current"
         return "snapshot" if self.name.startswith("snapshot:") else "agent"
-
-
-class OpponentPool:
-    """Sampling weights over ``current``, past snapshots (sharing the ``snapshots`` weight) and agents."""
-
-    def __init__(self, weights: dict[str, float], max_snapshots: int):
-        self.weights = dict(weights)
-        self.max_snapshots = max_snapshots
-        self.snapshots: list[tuple[int, dict[str, torch.Tensor]]] = []
-
-    def add_snapshot(self, iteration: int, state_dict: dict[str, torch.Tensor]) -> None:
-        self.snapshots.append((iteration, {k: v.detach().cpu().clone() for k, v in state_dict.items()}))
-        del self.snapshots[: -self.max_snapshots]
-
-    def entries(self) -> list[PoolEntry]:
-        out = []
-        current = self.weights.get("current", 0.0)
-        snap_w = self.weights.get("snapshots", 0.0)
-        if snap_w > 0 and not self.snapshots:
-            current += snap_w  # no snapshot yet: the learner stands in for them
-        elif snap_w > 0:
-            for it, sd in self.snapshots:
-                out.append(PoolEntry(f"snapshot:{it}", snap_w / len(self.snapshots), sd))
-        if current > 0:
-            out.insert(0, PoolEntry("current", current))
-        for name, w in self.weights.items():
-            if name not in ("current", "snapshots") and w > 0:
-                out.append(PoolEntry(name, w))
-        return out
-
-    def state(self) -> dict[str, Any]:
-        return {"snapshots": [{"iteration": it, "state_dict": sd} for it, sd in self.snapshots]}
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        self.snapshots = [(int(s["iteration"]), dict(s["state_dict"])) for s in state["snapshots"]]
 
 
 LEARNER = 0  # player index of the learner; pool entry k is player k + 1
@@ -126,9 +91,11 @@ def assign_teams(pool: list[PoolEntry], rng: np.random.Generator, num_games: int
 
 
 class Storage:
-    """Preallocated (T, N) arrays of one rollout, reused by every collection."""
+    """Preallocated (T, N) arrays of one rollout, reused by every collection (``priv`` only when the critic
+    is privileged)."""
 
-    def __init__(self, T: int, N: int):
+    def __init__(self, T: int, N: int, privileged: bool):
+        self.priv = np.zeros((T, N, PRIV_SIZE), dtype=np.float32) if privileged else None
         self.obs = np.zeros((T, N, OBS_SIZE), dtype=np.float32)
         self.mask = np.zeros((T, N, NUM_ACTIONS), dtype=np.int8)
         self.actions = np.zeros((T, N), dtype=np.int64)
@@ -147,12 +114,12 @@ class LocalRollout:
         self.cfg = cfg
         self.rules = rules
         self.env = BatchEnv(num_games=cfg.env.num_games, rules=rules, seed=cfg.env.seed)
-        self.model = ActorCritic(cfg.model.hidden).eval()
+        self.model = ActorCritic(cfg.model.hidden, critic=cfg.model.critic).eval()
         self.learned = phase_flags(cfg.learn.phases)
         self._agents: dict[str, agents.Agent] = {}
         self.other = None if self.learned[:3].all() else self._agent(cfg.learn.other)
         self._snapshots: dict[str, ActorCritic] = {}
-        self.storage = Storage(cfg.env.rollout_steps, cfg.env.num_games)
+        self.storage = Storage(cfg.env.rollout_steps, cfg.env.num_games, self.model.privileged)
 
     def _agent(self, spec: str) -> agents.Agent:
         """The agent of ``spec``: one object serves every game, as at the evaluator's tables (agents keep no
@@ -164,7 +131,7 @@ class LocalRollout:
     def _snapshot_model(self, entry: PoolEntry) -> ActorCritic:
         model = self._snapshots.get(entry.name)
         if model is None:
-            model = ActorCritic(self.cfg.model.hidden).eval()
+            model = ActorCritic(self.cfg.model.hidden, critic=self.cfg.model.critic).eval()
             model.load_state_dict(entry.state_dict)
             self._snapshots[entry.name] = model
         return model
@@ -192,7 +159,8 @@ class LocalRollout:
                                         if e.kind == "agent" else None for e in pool]
         seating = self._seat_agents(players, teams)
         seating.start(per_agent(seeds.agents, len(seating.agents)))
-        stats = self._record(players, seating, teams, seeds)
+        names = ["current"] + [e.name for e in pool]  # player p's pool entry, for the league's margins
+        stats = self._record(players, seating, teams, seeds, names)
         batch = self._finish(stats)
         batch.stats["rollout_seconds"] = time.perf_counter() - t0
         return batch
@@ -208,7 +176,7 @@ class LocalRollout:
                                teams.opponent[:, None])
         return Seating(seated, index[seat_player])
 
-    def _record(self, players: list, seating: Seating, teams: Teams, seeds) -> dict[str, float]:
+    def _record(self, players: list, seating: Seating, teams: Teams, seeds, names: list[str]) -> dict[str, float]:
         """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics."""
         st, T = self.storage, self.cfg.env.rollout_steps
         gen = seeds.sampling
@@ -228,9 +196,12 @@ class LocalRollout:
             st.learned[t] = mine
             actions = st.actions[t]
             idx = np.flatnonzero(mine)
+            if st.priv is not None:
+                st.priv[t] = self.env.privileged()
             if idx.size:
+                priv = None if st.priv is None else torch.from_numpy(st.priv[t, idx])
                 with torch.inference_mode():
-                    logits, v = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]).bool())
+                    logits, v = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]).bool(), priv)
                     a = sample_actions(logits, gen)
                     logp = torch.log_softmax(logits, dim=-1)  # as log_probs_entropy, without the entropy
                 actions[idx] = a.numpy()
@@ -240,7 +211,8 @@ class LocalRollout:
                 sidx = np.flatnonzero((player == p) & learned) if isinstance(players[p], ActorCritic) else ()
                 if len(sidx):
                     with torch.inference_mode():
-                        logits, _ = players[p](torch.from_numpy(obs[sidx]), torch.from_numpy(mask[sidx]).bool())
+                        logits = players[p].policy_logits(torch.from_numpy(obs[sidx]),
+                                                          torch.from_numpy(mask[sidx]).bool())
                     actions[sidx] = sample_actions(logits, gen).numpy()
             ta = time.perf_counter()
             aidx = np.flatnonzero(~is_network[player] | ~learned)  # agents' seats, and learn.other's phases
@@ -253,6 +225,7 @@ class LocalRollout:
             obs, mask, seat, st.rewards[t], st.dones[t], recs = self.env.step(actions)
             records.extend(recs)
         stats = self._stats(records, teams.learner_team, bids, passes)
+        stats.update(self._margins(records, teams, names))
         stats["agent_seconds"] = agent_time
         return stats
 
@@ -270,7 +243,20 @@ class LocalRollout:
         values, adv = st.values[keep], adv[keep]
         stats.update(decisions=float(T * N), learned_decisions=float(keep.sum()))
         return Batch(st.obs[keep], st.mask[keep].astype(bool), st.actions[keep], st.logp[keep], values, adv,
-                     adv + values, stats)
+                     adv + values, stats, priv=None if st.priv is None else st.priv[keep])
+
+    @staticmethod
+    def _margins(records, teams: Teams, names: list[str]) -> dict[str, float]:
+        """The learner's hand margins against each pool entry, for the league: ``league_sum/<entry>`` (points)
+        and ``league_hands/<entry>`` (hands); counts, so they add up across workers."""
+        out: dict[str, float] = {}
+        for i, rec in records:
+            if rec["thrown_in"]:
+                continue
+            name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec["score_delta"]
+            out[f"league_sum/{name}"] = out.get(f"league_sum/{name}", 0.0) + d[lt] - d[1 - lt]
+            out[f"league_hands/{name}"] = out.get(f"league_hands/{name}", 0.0) + 1.0
+        return out
 
     @staticmethod
     def _stats(records, learner_team, bids: int, passes: int) -> dict[str, float]:

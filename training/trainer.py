@@ -46,7 +46,8 @@ from .checkpoints import rng_states, save_checkpoint, set_rng_states
 from .config import Config, ConfigError
 from .imitation import TeacherRollout, bc_update
 from .ppo import ppo_update
-from .rollout import LocalRollout, OpponentPool, PoolEntry
+from .league import League, ladder
+from .rollout import LocalRollout, PoolEntry
 from .seeds import chunk_seed, iteration_seed, update_generator
 
 # Keys --set may change on --resume: the ones that do not alter what the run computes.
@@ -99,11 +100,12 @@ class Trainer:
         self.rules = cfg.make_rules()
         torch.manual_seed(cfg.env.seed)
         np.random.seed(cfg.env.seed)
-        self.model = ActorCritic(cfg.model.hidden).to(self.device)
+        self.model = ActorCritic(cfg.model.hidden, critic=cfg.model.critic).to(self.device)
         self.counters = {"pretrain_chunks": 0, "pretrain_decisions": 0, "iteration": 0, "decisions": 0,
                          "learned_decisions": 0, "hands": 0, "seconds": 0.0}
         self.optimizer = self._new_optimizer()
-        self.pool = OpponentPool(cfg.selfplay.weights, cfg.selfplay.max_snapshots)
+        sp = cfg.selfplay
+        self.pool = League(sp.weights, sp.max_snapshots, sp.sampling, sp.pfsp_scale)
         self.backend = default_backend(cfg) if cfg.rollout.backend == "auto" else cfg.rollout.backend
         self.rollout = self._make_rollout(cfg)
         self.inflight: Inflight | None = None
@@ -215,7 +217,7 @@ class Trainer:
         cfg, p, c = self.cfg, self.cfg.pretrain, self.counters
         if self.teacher is None:
             self.teacher = TeacherRollout(p.teacher, self.rules, cfg.env.num_games, p.steps, cfg.ppo.reward_scale,
-                                          cfg.ppo.gamma, phase_flags(cfg.learn.phases))
+                                          cfg.ppo.gamma, phase_flags(cfg.learn.phases), self.model.privileged)
         seed = chunk_seed(cfg.env.seed, c["pretrain_chunks"])
         t0 = time.perf_counter()
         data = self.teacher.collect(seed).to(self.device)
@@ -272,6 +274,8 @@ class Trainer:
         c["decisions"] += int(s["decisions"])
         c["learned_decisions"] += int(s["learned_decisions"])
         c["hands"] += int(s["hands"])
+        self.pool.record({k.split("/", 1)[1]: (s[k], int(s["league_hands/" + k.split("/", 1)[1]]))
+                          for k in s if k.startswith("league_sum/")})
         if (it + 1) % cfg.selfplay.snapshot_interval == 0:
             self.pool.add_snapshot(it + 1, self.model.state_dict())
         out = {f"losses/{k}": v for k, v in stats.items() if k != "minibatches"}
@@ -292,6 +296,7 @@ class Trainer:
             "bidding/contracts_made": s["contracts_made"],
             "bidding/declared_share": s["declared_share"],
         })
+        out.update(self.pool.scalars())
         return out
 
     def evaluate(self, checkpoint_path: str) -> dict[str, float]:
@@ -307,6 +312,11 @@ class Trainer:
             out[key] = m.margin
             if m.ci95 is not None:
                 out[key + "_ci_lo"], out[key + "_ci_hi"] = float(m.ci95[0]), float(m.ci95[1])
+        if e.ladder_deals and self.pool.snapshots:
+            current = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+            ratings = ladder(self.pool.snapshots, self.model.arch(), self.rules, e.ladder_deals, e.seed,
+                             e.opponents, e.workers, current, self.cfg.learn.phases, self.cfg.learn.other)
+            out.update({f"league/rating/{_tag(name)}": r for name, r in ratings.items()})
         return out
 
     # ------------------------------------------------------------ loop
