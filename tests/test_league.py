@@ -127,3 +127,22 @@ def test_league_snapshots_margins_and_ratings_in_a_run_survive_resume_exactly(tm
     expected = {k: v for k, v in league.scalars().items() if k.startswith("league/weight/")}
     assert logged == pytest.approx(expected, rel=1e-5)
     assert logged["league/weight/snapshot_2"] != pytest.approx(logged["league/weight/snapshot_4"])  # not uniform
+
+
+def test_a_run_can_start_from_the_shipped_policy_with_a_fresh_privileged_critic(tmp_path):
+    from agents.checkpoint import load_checkpoint
+    from training import Trainer
+    from training.config import ConfigError, load_config
+
+    shipped = load_checkpoint("checkpoints/default.pt")["state_dict"]
+    sets = ["pretrain.init=checkpoints/default.pt", "pretrain.decisions=0", "model.hidden=[256, 256]",
+            "rollout.backend=local", "model.critic=privileged"]
+    trainer = Trainer(load_config("configs/smoke.yaml", sets), str(tmp_path / "a"), progress=False)
+    mine = trainer.model.state_dict()
+    for k in shipped:
+        if k.startswith(("trunk.", "policy.")):
+            assert torch.equal(mine[k], shipped[k]), k
+    assert not torch.equal(mine["value.weight"], shipped["value.weight"])  # the shared critic's head is not reused
+    with pytest.raises(ConfigError, match=r"pretrain.init: checkpoints/default.pt is a .*set model.hidden to match"):
+        Trainer(load_config("configs/smoke.yaml", sets[:-1] + ["model.hidden=[16]"]), str(tmp_path / "b"),
+                progress=False)

@@ -76,6 +76,7 @@ def check_agents(cfg) -> None:
     specs = [name for name in cfg.selfplay.weights if name not in ("current", "snapshots")]
     specs += [cfg.learn.other] if len(cfg.learn.phases) < 3 else []
     specs += [*cfg.eval.opponents] + ([cfg.pretrain.teacher] if cfg.pretrain.decisions else [])
+    specs += [cfg.pretrain.init] if cfg.pretrain.init else []
     for spec in dict.fromkeys(specs):
         agents.load(spec, rules=rules)  # an override warns here; main() shows each warning once
 

@@ -40,13 +40,14 @@ from typing import Any
 import numpy as np
 import torch
 
+import agents
 from agents.model import ActorCritic, phase_flags
 
 from .checkpoints import rng_states, save_checkpoint, set_rng_states
 from .config import Config, ConfigError
 from .imitation import TeacherRollout, bc_update
-from .ppo import ppo_update
 from .league import League, ladder
+from .ppo import ppo_update
 from .rollout import LocalRollout, PoolEntry
 from .seeds import chunk_seed, iteration_seed, update_generator
 
@@ -113,6 +114,23 @@ class Trainer:
         self.last_eval: dict[str, float] = {}
         if resume is not None:
             self._restore(resume)
+        elif cfg.pretrain.init:
+            self._init_from(cfg.pretrain.init)
+
+    def _init_from(self, path: str) -> None:
+        """Start from a trained checkpoint's weights: the policy trunk and head always, the critic when the
+        checkpoint's is of the same kind (a fresh privileged critic otherwise learns from the first rollout)."""
+        agent = agents.load(path, rules=self.rules)  # one-line refusal of a bad file or of other rules
+        theirs = {k: v.to(self.device) for k, v in agent.model.state_dict().items()}
+        same_critic = agent.model.critic == self.model.critic
+        keep = {k: v for k, v in theirs.items() if same_critic or k.startswith(("trunk.", "policy."))}
+        try:
+            missing, unexpected = self.model.load_state_dict(keep, strict=False)
+        except RuntimeError:  # a tensor of another shape
+            missing, unexpected = [], ["(shapes)"]
+        if unexpected or (same_critic and missing):
+            raise ConfigError(f"pretrain.init: {path} is a {agent.model.arch()} network; this run builds "
+                              f"{self.model.arch()} (set model.hidden to match)")
 
     def _make_rollout(self, cfg: Config):
         """Rollouts in this process, a child process or on Ray actors; same submit/gather interface."""
