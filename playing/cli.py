@@ -21,6 +21,18 @@ from .records import replay
 from .terminal import _LOAD_ERRORS, TerminalGame
 
 
+def rules_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[Rules, str]:
+    """The rules of ``--rules`` (a preset or a YAML file) with ``--target``, and the label shown for them;
+    a bad value is the parser's one-line error."""
+    try:
+        rules = make_rules(args.rules)
+        if args.target is not None:
+            rules = dataclasses.replace(rules, target_score=args.target)
+    except ValueError as e:
+        parser.error(str(e))
+    return rules, Path(args.rules).name if args.rules.endswith((".yaml", ".yml")) else args.rules
+
+
 def default_agent_spec(rules: Rules, rules_label: str) -> tuple[str, Optional[str]]:
     """The shipped agent trained for ``rules``, else ``rule`` and the line that tells the player why."""
     try:
@@ -85,13 +97,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         args.seed = int(np.random.SeedSequence().generate_state(1)[0])
     elif args.seed < 0:
         parser.error(f"--seed: must be 0 or more, got {args.seed}")
-    try:
-        rules = make_rules(args.rules)
-        if args.target is not None:
-            rules = dataclasses.replace(rules, target_score=args.target)
-    except ValueError as e:
-        parser.error(str(e))
-    rules_label = Path(args.rules).name if args.rules.endswith((".yaml", ".yml")) else args.rules
+    rules, rules_label = rules_of(args, parser)
     if args.save_dir:
         try:
             os.makedirs(args.save_dir, exist_ok=True)

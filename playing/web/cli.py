@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import ipaddress
 import socket
 from pathlib import Path
@@ -11,10 +10,10 @@ from typing import Optional
 import numpy as np
 
 import agents
-from ..cli import default_agent_spec
-from ..terminal import spec_label
-from tarneeb_env import Rules, make_rules
+from tarneeb_env import Rules
 
+from ..cli import default_agent_spec, rules_of
+from ..terminal import spec_label
 from .session import ServerConfig
 
 BUILTIN_CHOICES = ("rule", "random")  # always offered besides the defaults and --agents
@@ -93,13 +92,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"--port: must be 0..65535, got {args.port}")
     if args.replay_dir and not Path(args.replay_dir).is_dir():
         parser.error(f"--replay-dir: {args.replay_dir} is not a directory")
-    try:
-        rules = make_rules(args.rules)
-        if args.target is not None:
-            rules = dataclasses.replace(rules, target_score=args.target)
-    except ValueError as e:
-        parser.error(str(e))
-    rules_label = Path(args.rules).name if args.rules.endswith((".yaml", ".yml")) else args.rules
+    rules, rules_label = rules_of(args, parser)
     default = default_spec(rules, rules_label)
     partner, opponents = args.partner or default, args.opponents or default
     extra = [s.strip() for s in args.agents.split(",") if s.strip()]
