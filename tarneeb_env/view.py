@@ -8,12 +8,13 @@ fall), so agents need no state of their own between calls (DouZero's ``InfoSet``
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
 from .cards import FULL_DECK, cards_of
-from .rules_core import PHASES
 from .rules import Rules
+from .rules_core import PHASES
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class PlayerView:
         return self.seat & 1
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(PlayerView))
+_new_view = object.__new__
+
+
 def build_view(
     seat, dealer, phase, hand, auction, declarer, bid, trump, bids, exposed_card, leader, played, tricks_won,
     tricks_by_seat, scores, seat_scores, to_act, legal, rules, held, voids,
@@ -65,15 +70,18 @@ def build_view(
     ``leader`` -1 for none, ``played`` a tuple of ``(seat, card)``, ``held`` the mask of every card still
     in a hand (the rest have been played); the rest as the fields.
 
-    Positional, in field order: a frozen dataclass builds twice as fast without keywords (the evaluator's
-    hot path).
+    The fields are set in one ``__dict__`` update instead of the frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field): 1.3 instead of 3.3 µs a view, on the evaluator's and the rollouts' hot
+    path. The view stays frozen, equal and hashable as a dataclass.
     """
     n = len(played)
-    return PlayerView(
+    view = _new_view(PlayerView)
+    view.__dict__.update(zip(_FIELDS, (
         seat, dealer, PHASES[phase], cards_of(hand), auction, declarer, bid, trump, bids, exposed_card,
         leader if leader >= 0 else None, played[n - n % 4 :], played, tricks_won, tricks_by_seat, scores,
         seat_scores, to_act, cards_of(legal) if to_act == seat else (), rules, FULL_DECK & ~held, voids,
-    )
+    )))
+    return view
 
 
 def make_view(game, seat: int) -> PlayerView:
