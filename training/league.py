@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence
 import torch
 
 from .config import SAMPLINGS
-from .rollout import PoolEntry
+from .rollout import MARGIN_HANDS, MARGIN_SUM, PoolEntry
 
 MARGIN_DECAY = 0.9  # weight of the old margin estimate at each update: ~10 iterations of memory
 
@@ -82,6 +82,11 @@ class League:
             mean = total / hands
             old = self.margins.get(name)
             self.margins[name] = mean if old is None else MARGIN_DECAY * old + (1 - MARGIN_DECAY) * mean
+
+    def record_rollout(self, stats: dict[str, float]) -> None:
+        """Fold in a rollout's statistics (its ``league_sum/<entry>`` and ``league_hands/<entry>`` counts)."""
+        self.record({k[len(MARGIN_SUM):]: (v, int(stats[MARGIN_HANDS + k[len(MARGIN_SUM):]]))
+                     for k, v in stats.items() if k.startswith(MARGIN_SUM)})
 
     def scalars(self) -> dict[str, float]:
         """TensorBoard scalars: each member's sampling probability and the learner's margin against it."""

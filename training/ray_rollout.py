@@ -36,7 +36,7 @@ from tarneeb_env import Rules
 
 from .batch import Batch
 from .config import Config
-from .rollout import LocalRollout, PoolEntry
+from .rollout import MARGIN_HANDS, MARGIN_SUM, LocalRollout, PoolEntry
 from .seeds import worker_seed
 
 INSTALL_HINT = ('rollout.backend: ray needs Ray, which is not installed; install the extra with '
@@ -79,7 +79,7 @@ def merge_results(results: list[Batch], seconds: float) -> Batch:
     for ``mean_hand_reward``, a close approximation for rates with other denominators.
     """
     stats: dict[str, float] = {}
-    league = sorted({k for r in results for k in r.stats if k.startswith("league_")})
+    league = sorted({k for r in results for k in r.stats if k.startswith((MARGIN_SUM, MARGIN_HANDS))})
     for k in league:  # per pool entry: a worker that met an entry in no finished hand has no key for it
         stats[k] = float(sum(r.stats.get(k, 0.0) for r in results))
     for k in results[0].stats:

@@ -69,6 +69,9 @@ class PoolEntry:
 LEARNER = 0  # player index of the learner; pool entry k is player k + 1
 
 
+MARGIN_SUM, MARGIN_HANDS = "league_sum/", "league_hands/"  # rollout statistics per pool entry, for the league
+
+
 @dataclass
 class Teams:
     """Who plays each team of each game in one rollout, as player indices (:data:`LEARNER`, or pool entry + 1)."""
@@ -254,8 +257,8 @@ class LocalRollout:
             if rec["thrown_in"]:
                 continue
             name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec["score_delta"]
-            out[f"league_sum/{name}"] = out.get(f"league_sum/{name}", 0.0) + d[lt] - d[1 - lt]
-            out[f"league_hands/{name}"] = out.get(f"league_hands/{name}", 0.0) + 1.0
+            out[MARGIN_SUM + name] = out.get(MARGIN_SUM + name, 0.0) + d[lt] - d[1 - lt]
+            out[MARGIN_HANDS + name] = out.get(MARGIN_HANDS + name, 0.0) + 1.0
         return out
 
     @staticmethod

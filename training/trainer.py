@@ -292,8 +292,7 @@ class Trainer:
         c["decisions"] += int(s["decisions"])
         c["learned_decisions"] += int(s["learned_decisions"])
         c["hands"] += int(s["hands"])
-        self.pool.record({k.split("/", 1)[1]: (s[k], int(s["league_hands/" + k.split("/", 1)[1]]))
-                          for k in s if k.startswith("league_sum/")})
+        self.pool.record_rollout(s)
         if (it + 1) % cfg.selfplay.snapshot_interval == 0:
             self.pool.add_snapshot(it + 1, self.model.state_dict())
         out = {f"losses/{k}": v for k, v in stats.items() if k != "minibatches"}
