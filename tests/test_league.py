@@ -146,3 +146,23 @@ def test_a_run_can_start_from_the_shipped_policy_with_a_fresh_privileged_critic(
     with pytest.raises(ConfigError, match=r"pretrain.init: checkpoints/default.pt is a .*set model.hidden to match"):
         Trainer(load_config("configs/smoke.yaml", sets[:-1] + ["model.hidden=[16]"]), str(tmp_path / "b"),
                 progress=False)
+
+
+def test_a_run_starts_from_an_agent_of_other_rules_only_when_asked(tmp_path):
+    """Transfer (a preset's run from the classic agent) is explicit: ``?rules=any`` loads it with a warning."""
+    from agents.checkpoint import load_checkpoint
+    from agents.rules_check import RulesOverrideWarning
+    from training import Trainer
+    from training.config import ConfigError, load_config
+
+    sets = ["rules=trump_by_card", "pretrain.decisions=0", "model.hidden=[256, 256]", "rollout.backend=local"]
+    with pytest.raises(ConfigError, match=r"^pretrain.init: agent 'checkpoints/default.pt' was trained for rules "
+                                          r"classic, but the game's rules are trump_by_card"):
+        Trainer(load_config("configs/smoke.yaml", sets + ["pretrain.init=checkpoints/default.pt"]),
+                str(tmp_path / "a"), progress=False)
+    with pytest.warns(RulesOverrideWarning, match="trained for rules classic"):
+        trainer = Trainer(load_config("configs/smoke.yaml", sets + ["pretrain.init=checkpoints/default.pt?rules=any"]),
+                          str(tmp_path / "b"), progress=False)
+    shipped = load_checkpoint("checkpoints/default.pt")["state_dict"]
+    assert trainer.rules.name == "trump_by_card"
+    assert all(torch.equal(v, shipped[k]) for k, v in trainer.model.state_dict().items())

@@ -82,7 +82,8 @@ class LearnConfig:
 @dataclass
 class PretrainConfig:
     init: str = field(default="", metadata=_meta(doc="a checkpoint (.pt, trained for these rules) the run starts "
-                      "from: its policy, and its critic when of the same kind (then cloning, if any, continues it)"))
+                      "from: its policy, and its critic when of the same kind (then cloning, if any, continues it); "
+                      "append ?rules=any to start from an agent of other rules (transfer: the card play carries over)"))
     teacher: str = field(default="rule", metadata=_meta(doc="agent spec whose decisions the policy clones"))
     decisions: int = field(default=0, metadata=_meta(lo=0, doc="teacher decisions to clone (0 = no warm start)"))
     steps: int = field(default=512, metadata=_meta(lo=64, doc="decisions per game per chunk (env.num_games games); "

@@ -42,6 +42,7 @@ import torch
 
 import agents
 from agents.model import ActorCritic, phase_flags
+from agents.rules_check import RulesMismatchError
 
 from .checkpoints import rng_states, save_checkpoint, set_rng_states
 from .config import Config, ConfigError
@@ -120,7 +121,10 @@ class Trainer:
     def _init_from(self, path: str) -> None:
         """Start from a trained checkpoint's weights: the policy trunk and head always, the critic when the
         checkpoint's is of the same kind (a fresh privileged critic otherwise learns from the first rollout)."""
-        agent = agents.load(path, rules=self.rules)  # one-line refusal of a bad file or of other rules
+        try:
+            agent = agents.load(path, rules=self.rules)  # one-line refusal of a bad file or of other rules
+        except RulesMismatchError as e:
+            raise ConfigError(f"pretrain.init: {e}") from None
         theirs = {k: v.to(self.device) for k, v in agent.model.state_dict().items()}
         same_critic = agent.model.critic == self.model.critic
         keep = {k: v for k, v in theirs.items() if same_critic or k.startswith(("trunk.", "policy."))}
