@@ -34,6 +34,9 @@ from .rules_core import PHASES
 from .view import PlayerView, build_view
 
 
+_PAIRS = tuple((s, a) for s in range(4) for a in range(NUM_ACTIONS))  # view_parts' code s * NUM_ACTIONS + a
+
+
 def game_seeds(seed: Optional[int], num_games: int) -> list[int]:
     """Per-game int seeds: child ``i`` of ``SeedSequence(seed).spawn(num_games)``, first uint64 word."""
     children = np.random.SeedSequence(seed).spawn(num_games)
@@ -234,30 +237,57 @@ class BatchEnv:
 
     def view(self, i: int, seat: Optional[int] = None) -> PlayerView:
         """PlayerView of game ``i`` for ``seat`` (default: the seat to act), as ``make_view``."""
+        return self.views([i], None if seat is None else [seat])[0]
+
+    def views(self, games: Sequence[int], seats: Optional[Sequence[int]] = None) -> list[PlayerView]:
+        """PlayerViews of ``games[k]`` for ``seats[k]`` (default: each game's seat to act), as ``make_view``.
+
+        Built together because a rollout's built-in agents read one per decision: the games' state rows
+        reach Python in one ``tolist`` and their legal sets, plays and auctions in one kernel call
+        (:func:`~tarneeb_env.batch_kernels.view_parts`), instead of a dozen numpy calls per view.
+        """
         if not self._ready:
-            raise RuntimeError("BatchEnv.view called before reset()")
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index {i} out of range 0..{self.num_games - 1}")
-        r = self._st[i].tolist()
-        to_act = r[bk.CURRENT]
-        seat = to_act if seat is None else int(seat)
-        if not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat}")
-        n = r[bk.NPLAYED]
-        declared = r[bk.DECLARER] >= 0
-        legal = self._legal_bits(i) if seat == to_act else 0
-        return build_view(
-            seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat],
-            tuple(map(tuple, self._auc[i, : r[bk.AUC_LEN], :2].tolist())),
-            r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None,
-            r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
-            r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
-            tuple(map(tuple, self._plays[i, :n].tolist())), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
-            tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
-            tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, legal, self.rules,
-            r[bk.HAND0] | r[bk.HAND0 + 1] | r[bk.HAND0 + 2] | r[bk.HAND0 + 3],
-            tuple(r[bk.VOID0 : bk.VOID0 + 4]),
-        )
+            raise RuntimeError("BatchEnv.views called before reset()")
+        idx = np.asarray(games)
+        if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
+            raise ValueError(f"games: expected a sequence of game indices, got {games!r:.80}")
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        bad = idx[(idx < 0) | (idx >= self.num_games)]
+        if bad.size:
+            raise IndexError(f"game index {bad[0]} out of range 0..{self.num_games - 1}")
+        if seats is not None:
+            seats = [int(s) for s in seats]
+            if len(seats) != len(idx):
+                raise ValueError(f"seats: {len(seats)} seats for {len(idx)} games")
+            for s in seats:
+                if not 0 <= s < 4:
+                    raise ValueError(f"seat must be 0..3, got {s}")
+        rows = self._st[idx].tolist()
+        legal, play_codes, auc_codes = (a.tolist() for a in bk.view_parts(self._st, self._auc, self._plays, idx,
+                                                                          self._rv))
+        pairs, rules = _PAIRS, self.rules
+        out = []
+        p = a = 0
+        for k, r in enumerate(rows):
+            to_act = r[bk.CURRENT]
+            seat = to_act if seats is None else seats[k]
+            n, m = r[bk.NPLAYED], r[bk.AUC_LEN]
+            cards, others = legal[k]
+            declared = r[bk.DECLARER] >= 0
+            out.append(build_view(
+                seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat], tuple([pairs[c] for c in auc_codes[a : a + m]]),
+                r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None,
+                r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
+                r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
+                tuple([pairs[c] for c in play_codes[p : p + n]]), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
+                tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
+                tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, cards | others << BID_BASE, rules,
+                r[bk.HAND0] | r[bk.HAND0 + 1] | r[bk.HAND0 + 2] | r[bk.HAND0 + 3],
+                tuple(r[bk.VOID0 : bk.VOID0 + 4]),
+            ))
+            p += n
+            a += m
+        return out
 
     def privileged(self) -> np.ndarray:
         """float32 (N, 156): the other seats' cards from each acting seat's side, for a training-time

@@ -69,6 +69,32 @@ def legal_sets(st, plays, i, rv):
     return np.int64(0), np.int64(0)
 
 
+@njit(cache=True)
+def view_parts(st, auc, plays, games, rv):
+    """What PlayerViews of ``games`` need beyond their state rows, in one call: ``legal[k]`` = legal_sets of
+    ``games[k]``, and its plays (``NPLAYED`` of them) and auction entries (``AUC_LEN``), game after game in
+    two flat arrays of codes ``seat * NUM_ACTIONS + action``."""
+    k = len(games)
+    legal = np.empty((k, 2), dtype=np.int64)
+    n_plays = n_auc = 0
+    for j in range(k):
+        n_plays += st[games[j], NPLAYED]
+        n_auc += st[games[j], AUC_LEN]
+    play_codes = np.empty(n_plays, dtype=np.int64)
+    auc_codes = np.empty(n_auc, dtype=np.int64)
+    p = a = 0
+    for j in range(k):
+        i = games[j]
+        legal[j, 0], legal[j, 1] = legal_sets(st, plays, i, rv)
+        for m in range(st[i, NPLAYED]):
+            play_codes[p] = np.int64(plays[i, m, 0]) * NUM_ACTIONS + plays[i, m, 1]
+            p += 1
+        for m in range(st[i, AUC_LEN]):
+            auc_codes[a] = np.int64(auc[i, m, 0]) * NUM_ACTIONS + auc[i, m, 1]
+            a += 1
+    return legal, play_codes, auc_codes
+
+
 # _BITS[b, j]: bit j of byte b, to write masks eight actions at a time
 _BITS = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.int8)
 
