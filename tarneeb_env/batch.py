@@ -16,6 +16,7 @@ child ``i``'s first 64-bit word, an int ``raw_env.reset(seed=...)`` accepts.
 from __future__ import annotations
 
 import gc
+import operator
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -242,51 +243,52 @@ class BatchEnv:
     def views(self, games: Sequence[int], seats: Optional[Sequence[int]] = None) -> list[PlayerView]:
         """PlayerViews of ``games[k]`` for ``seats[k]`` (default: each game's seat to act), as ``make_view``.
 
-        Built together because a rollout's built-in agents read one per decision: the games' state rows
-        reach Python in one ``tolist`` and their legal sets, plays and auctions in one kernel call
-        (:func:`~tarneeb_env.batch_kernels.view_parts`), instead of a dozen numpy calls per view.
+        Built together because a rollout's built-in agents read one per decision: the games' state rows,
+        legal sets, plays and auctions come from one kernel call as one array
+        (:func:`~tarneeb_env.batch_kernels.view_parts`), converted to Python once, instead of a few numpy
+        calls per view.
         """
         if not self._ready:
             raise RuntimeError("BatchEnv.views called before reset()")
-        idx = np.asarray(games)
-        if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
-            raise ValueError(f"games: expected a sequence of game indices, got {games!r:.80}")
-        idx = np.ascontiguousarray(idx, dtype=np.int64)
-        bad = idx[(idx < 0) | (idx >= self.num_games)]
-        if bad.size:
-            raise IndexError(f"game index {bad[0]} out of range 0..{self.num_games - 1}")
+        try:  # checked in Python: numpy calls would cost more than the view itself for one game
+            games = [operator.index(i) for i in games]
+        except TypeError:
+            raise ValueError(f"games: expected a sequence of game indices, got {games!r:.80}") from None
+        num_games = self.num_games
+        for i in games:
+            if not 0 <= i < num_games:
+                raise IndexError(f"game index {i} out of range 0..{num_games - 1}")
         if seats is not None:
             seats = [int(s) for s in seats]
-            if len(seats) != len(idx):
-                raise ValueError(f"seats: {len(seats)} seats for {len(idx)} games")
+            if len(seats) != len(games):
+                raise ValueError(f"seats: {len(seats)} seats for {len(games)} games")
             for s in seats:
                 if not 0 <= s < 4:
                     raise ValueError(f"seat must be 0..3, got {s}")
-        rows = self._st[idx].tolist()
-        legal, play_codes, auc_codes = (a.tolist() for a in bk.view_parts(self._st, self._auc, self._plays, idx,
-                                                                          self._rv))
-        pairs, rules = _PAIRS, self.rules
+        parts = bk.view_parts(self._st, self._auc, self._plays, np.array(games, dtype=np.int64), self._rv).tolist()
+        pairs, rules, cols = _PAIRS, self.rules, bk.NUM_COLS
         out = []
-        p = a = 0
-        for k, r in enumerate(rows):
+        o = 0
+        for k in range(len(games)):
+            r = parts[o : o + cols]
             to_act = r[bk.CURRENT]
             seat = to_act if seats is None else seats[k]
             n, m = r[bk.NPLAYED], r[bk.AUC_LEN]
-            cards, others = legal[k]
+            o += cols + 2
             declared = r[bk.DECLARER] >= 0
+            auction = tuple([pairs[c] for c in parts[o + n : o + n + m]])
             out.append(build_view(
-                seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat], tuple([pairs[c] for c in auc_codes[a : a + m]]),
+                seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat], auction,
                 r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None,
                 r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
                 r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
-                tuple([pairs[c] for c in play_codes[p : p + n]]), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
+                tuple([pairs[c] for c in parts[o : o + n]]), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
                 tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
-                tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, cards | others << BID_BASE, rules,
+                tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, parts[o - 2] | parts[o - 1] << BID_BASE, rules,
                 r[bk.HAND0] | r[bk.HAND0 + 1] | r[bk.HAND0 + 2] | r[bk.HAND0 + 3],
                 tuple(r[bk.VOID0 : bk.VOID0 + 4]),
             ))
-            p += n
-            a += m
+            o += n + m
         return out
 
     def privileged(self) -> np.ndarray:

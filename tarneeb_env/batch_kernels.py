@@ -71,28 +71,28 @@ def legal_sets(st, plays, i, rv):
 
 @njit(cache=True)
 def view_parts(st, auc, plays, games, rv):
-    """What PlayerViews of ``games`` need beyond their state rows, in one call: ``legal[k]`` = legal_sets of
-    ``games[k]``, and its plays (``NPLAYED`` of them) and auction entries (``AUC_LEN``), game after game in
-    two flat arrays of codes ``seat * NUM_ACTIONS + action``."""
-    k = len(games)
-    legal = np.empty((k, 2), dtype=np.int64)
-    n_plays = n_auc = 0
-    for j in range(k):
-        n_plays += st[games[j], NPLAYED]
-        n_auc += st[games[j], AUC_LEN]
-    play_codes = np.empty(n_plays, dtype=np.int64)
-    auc_codes = np.empty(n_auc, dtype=np.int64)
-    p = a = 0
-    for j in range(k):
+    """Everything PlayerViews of ``games`` are built from, in one flat array (one call, one conversion to
+    Python): for each game in turn its ``NUM_COLS`` state columns, its legal cards and other actions (as
+    legal_sets), then its ``NPLAYED`` plays and ``AUC_LEN`` auction entries as codes ``seat * NUM_ACTIONS +
+    action``."""
+    size = 0
+    for j in range(len(games)):
+        size += NUM_COLS + 2 + st[games[j], NPLAYED] + st[games[j], AUC_LEN]
+    out = np.empty(size, dtype=np.int64)
+    o = 0
+    for j in range(len(games)):
         i = games[j]
-        legal[j, 0], legal[j, 1] = legal_sets(st, plays, i, rv)
+        out[o : o + NUM_COLS] = st[i]
+        o += NUM_COLS
+        out[o], out[o + 1] = legal_sets(st, plays, i, rv)
+        o += 2
         for m in range(st[i, NPLAYED]):
-            play_codes[p] = np.int64(plays[i, m, 0]) * NUM_ACTIONS + plays[i, m, 1]
-            p += 1
+            out[o] = np.int64(plays[i, m, 0]) * NUM_ACTIONS + plays[i, m, 1]
+            o += 1
         for m in range(st[i, AUC_LEN]):
-            auc_codes[a] = np.int64(auc[i, m, 0]) * NUM_ACTIONS + auc[i, m, 1]
-            a += 1
-    return legal, play_codes, auc_codes
+            out[o] = np.int64(auc[i, m, 0]) * NUM_ACTIONS + auc[i, m, 1]
+            o += 1
+    return out
 
 
 # _BITS[b, j]: bit j of byte b, to write masks eight actions at a time
