@@ -15,8 +15,8 @@ What it guarantees:
 - **Views only for agents that read them.** The views passed are built on
   first access (:class:`LazyViews`), so an agent deciding from observations
   alone never pays for them; iterating over them builds those not yet built in
-  one engine call (the batch engine builds a group's views together, several
-  times cheaper than one by one). A view is valid during the call it is passed to.
+  one engine call (the batch engine builds a group's views together, at about
+  half the cost of one by one). A view is valid during the call it is passed to.
 - **Observations only for agents that read them.** An agent with
   ``reads_observation = False`` (see :class:`agents.Agent`) gets
   ``observation["observation"] = None``; the action mask is always there.
