@@ -14,7 +14,9 @@ What it guarantees:
   ``act_batch`` is asked ``act`` table by table.
 - **Views only for agents that read them.** The views passed are built on
   first access (:class:`LazyViews`), so an agent deciding from observations
-  alone never pays for them. A view is valid during the call it is passed to.
+  alone never pays for them; iterating over them builds those not yet built in
+  one engine call (the batch engine builds a group's views together, at about
+  half the cost of one by one). A view is valid during the call it is passed to.
 - **Observations only for agents that read them.** An agent with
   ``reads_observation = False`` (see :class:`agents.Agent`) gets
   ``observation["observation"] = None``; the action mask is always there.
@@ -63,8 +65,8 @@ class Tables(Protocol):
     def observations(self, tables: Sequence[int]) -> Sequence[Optional[np.ndarray]]:
         """The observation rows (float32 (678,), or None where not encoded) of the given tables, the agent's to keep."""
 
-    def view(self, i: int) -> Any:
-        """The :class:`~tarneeb_env.PlayerView` of table ``i``."""
+    def views(self, tables: Sequence[int]) -> list:
+        """The :class:`~tarneeb_env.PlayerView` of the seat to act at each of the given tables."""
 
 
 def legal_masks(legals: Sequence[int]) -> np.ndarray:
@@ -90,9 +92,9 @@ class GameTables:
         games, writers = self.games, self.writers
         return [None if writers[i] is None else writers[i].buf[games[i].current].copy() for i in tables]
 
-    def view(self, i: int):
-        game = self.games[i]
-        return make_view(game, game.current)
+    def views(self, tables: Sequence[int]) -> list:
+        games = self.games
+        return [make_view(games[i], games[i].current) for i in tables]
 
 
 class BatchTables:
@@ -116,8 +118,8 @@ class BatchTables:
     def observations(self, tables: Sequence[int]) -> np.ndarray:
         return self.obs[np.asarray(tables, dtype=np.int64)]
 
-    def view(self, i: int):
-        return self.env.view(int(i))
+    def views(self, tables: Sequence[int]) -> list:
+        return self.env.views(tables)
 
 
 class EnvTables:
@@ -135,9 +137,9 @@ class EnvTables:
     def observations(self, tables: Sequence[int]) -> list:
         return [self.envs[i].observe(self.envs[i].agent_selection)["observation"] for i in tables]
 
-    def view(self, i: int):
-        env = self.envs[i]
-        return env.view(env.game.current)
+    def views(self, tables: Sequence[int]) -> list:
+        envs = self.envs
+        return [envs[i].view(envs[i].game.current) for i in tables]
 
 
 def seated(players: dict[int, Any]) -> "Seating":
@@ -148,34 +150,43 @@ def seated(players: dict[int, Any]) -> "Seating":
 
 
 class LazyViews(Sequence):
-    """The views of a group's tables, each built on first access (agents reading only observations never pay).
+    """The views of a group's tables, built on first access (agents reading only observations never pay).
 
+    Iteration and slices build the views they reach that are not built yet in one ``views`` call (the batch
+    engine's batched path); an index builds that one view, for agents that read only some of them.
     Valid during the ``act_batch`` call it is passed to: a view first read later would show a later state.
     """
 
-    __slots__ = ("_tables", "_view", "_views")
+    __slots__ = ("_tables", "_build", "_views")
 
-    def __init__(self, tables: Sequence[int], view: Callable[[int], Any]):
+    def __init__(self, tables: Sequence[int], views: Callable[[Sequence[int]], list]):
         self._tables = tables
-        self._view = view
+        self._build = views
         self._views: list = [None] * len(tables)
 
     def __len__(self) -> int:
         return len(self._tables)
 
+    def _fill(self, positions: range) -> list:
+        views = self._views
+        missing = [k for k in positions if views[k] is None]
+        if missing:
+            tables = self._tables
+            for k, v in zip(missing, self._build([tables[k] for k in missing])):
+                views[k] = v
+        return views
+
     def __iter__(self):
-        views, tables, view = self._views, self._tables, self._view
-        for k, v in enumerate(views):
-            if v is None:
-                v = views[k] = view(tables[k])
-            yield v
+        return iter(self._fill(range(len(self._views))))
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
+            positions = range(*i.indices(len(self)))
+            views = self._fill(positions)
+            return [views[k] for k in positions]
         view = self._views[i]
         if view is None:
-            view = self._views[i] = self._view(self._tables[i])
+            view = self._views[i] = self._build([self._tables[i]])[0]
         return view
 
 
@@ -268,7 +279,7 @@ class Seating:
                 observations = [{"observation": None, "action_mask": masks[j]} for j in members]
             agent = self.agents[g]
             batch = getattr(agent, "act_batch", None)
-            views = LazyViews(idx, engine.view)
+            views = LazyViews(idx, engine.views)
             if batch is not None:
                 actions = list(batch(observations, views))
             else:

@@ -16,6 +16,7 @@ child ``i``'s first 64-bit word, an int ``raw_env.reset(seed=...)`` accepts.
 from __future__ import annotations
 
 import gc
+import operator
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -32,6 +33,9 @@ from .record import hand_record
 from .rules import RulesSpec, make_rules
 from .rules_core import PHASES
 from .view import PlayerView, build_view
+
+
+_PAIRS = tuple((s, a) for s in range(4) for a in range(NUM_ACTIONS))  # view_parts' code s * NUM_ACTIONS + a
 
 
 def game_seeds(seed: Optional[int], num_games: int) -> list[int]:
@@ -234,30 +238,58 @@ class BatchEnv:
 
     def view(self, i: int, seat: Optional[int] = None) -> PlayerView:
         """PlayerView of game ``i`` for ``seat`` (default: the seat to act), as ``make_view``."""
+        return self.views([i], None if seat is None else [seat])[0]
+
+    def views(self, games: Sequence[int], seats: Optional[Sequence[int]] = None) -> list[PlayerView]:
+        """PlayerViews of ``games[k]`` for ``seats[k]`` (default: each game's seat to act), as ``make_view``.
+
+        Built together because a rollout's built-in agents read one per decision: the games' state rows,
+        legal sets, plays and auctions come from one kernel call as one array
+        (:func:`~tarneeb_env.batch_kernels.view_parts`), converted to Python once, instead of a few numpy
+        calls per view.
+        """
         if not self._ready:
-            raise RuntimeError("BatchEnv.view called before reset()")
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index {i} out of range 0..{self.num_games - 1}")
-        r = self._st[i].tolist()
-        to_act = r[bk.CURRENT]
-        seat = to_act if seat is None else int(seat)
-        if not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat}")
-        n = r[bk.NPLAYED]
-        declared = r[bk.DECLARER] >= 0
-        legal = self._legal_bits(i) if seat == to_act else 0
-        return build_view(
-            seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat],
-            tuple(map(tuple, self._auc[i, : r[bk.AUC_LEN], :2].tolist())),
-            r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None,
-            r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
-            r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
-            tuple(map(tuple, self._plays[i, :n].tolist())), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
-            tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
-            tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, legal, self.rules,
-            r[bk.HAND0] | r[bk.HAND0 + 1] | r[bk.HAND0 + 2] | r[bk.HAND0 + 3],
-            tuple(r[bk.VOID0 : bk.VOID0 + 4]),
-        )
+            raise RuntimeError("BatchEnv.views called before reset()")
+        try:  # checked in Python: numpy calls would cost more than the view itself for one game
+            games = [operator.index(i) for i in games]
+        except TypeError:
+            raise ValueError(f"games: expected a sequence of game indices, got {games!r:.80}") from None
+        num_games = self.num_games
+        for i in games:
+            if not 0 <= i < num_games:
+                raise IndexError(f"game index {i} out of range 0..{num_games - 1}")
+        if seats is not None:
+            seats = [int(s) for s in seats]
+            if len(seats) != len(games):
+                raise ValueError(f"seats: {len(seats)} seats for {len(games)} games")
+            for s in seats:
+                if not 0 <= s < 4:
+                    raise ValueError(f"seat must be 0..3, got {s}")
+        parts = bk.view_parts(self._st, self._auc, self._plays, np.array(games, dtype=np.int64), self._rv).tolist()
+        pairs, rules, cols = _PAIRS, self.rules, bk.NUM_COLS
+        out = []
+        o = 0
+        for k in range(len(games)):
+            r = parts[o : o + cols]
+            to_act = r[bk.CURRENT]
+            seat = to_act if seats is None else seats[k]
+            n, m = r[bk.NPLAYED], r[bk.AUC_LEN]
+            o += cols + 2
+            declared = r[bk.DECLARER] >= 0
+            auction = tuple([pairs[c] for c in parts[o + n : o + n + m]])
+            out.append(build_view(
+                seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat], auction,
+                r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None,
+                r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
+                r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
+                tuple([pairs[c] for c in parts[o : o + n]]), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
+                tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
+                tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, parts[o - 2] | parts[o - 1] << BID_BASE, rules,
+                r[bk.HAND0] | r[bk.HAND0 + 1] | r[bk.HAND0 + 2] | r[bk.HAND0 + 3],
+                tuple(r[bk.VOID0 : bk.VOID0 + 4]),
+            ))
+            o += n + m
+        return out
 
     def privileged(self) -> np.ndarray:
         """float32 (N, 156): the other seats' cards from each acting seat's side, for a training-time

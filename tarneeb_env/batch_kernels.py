@@ -69,6 +69,32 @@ def legal_sets(st, plays, i, rv):
     return np.int64(0), np.int64(0)
 
 
+@njit(cache=True)
+def view_parts(st, auc, plays, games, rv):
+    """Everything PlayerViews of ``games`` are built from, in one flat array (one call, one conversion to
+    Python): for each game in turn its ``NUM_COLS`` state columns, its legal cards and other actions (as
+    legal_sets), then its ``NPLAYED`` plays and ``AUC_LEN`` auction entries as codes ``seat * NUM_ACTIONS +
+    action``."""
+    size = 0
+    for j in range(len(games)):
+        size += NUM_COLS + 2 + st[games[j], NPLAYED] + st[games[j], AUC_LEN]
+    out = np.empty(size, dtype=np.int64)
+    o = 0
+    for j in range(len(games)):
+        i = games[j]
+        out[o : o + NUM_COLS] = st[i]
+        o += NUM_COLS
+        out[o], out[o + 1] = legal_sets(st, plays, i, rv)
+        o += 2
+        for m in range(st[i, NPLAYED]):
+            out[o] = np.int64(plays[i, m, 0]) * NUM_ACTIONS + plays[i, m, 1]
+            o += 1
+        for m in range(st[i, AUC_LEN]):
+            out[o] = np.int64(auc[i, m, 0]) * NUM_ACTIONS + auc[i, m, 1]
+            o += 1
+    return out
+
+
 # _BITS[b, j]: bit j of byte b, to write masks eight actions at a time
 _BITS = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.int8)
 

@@ -50,6 +50,21 @@ def check_state(be, envs, obs, mask, seat):
         np.testing.assert_array_equal(mask[i], o["action_mask"], err_msg=f"game {i}: mask")
 
 
+def check_views_agree(be, envs):
+    """``view(i)`` and the batched ``views`` equal the AEC env's views, field by field and type by type (repr):
+    for the seats to act in game order, and for every seat of the games in a shuffled order with repeats."""
+    n = be.num_games
+    want = [e.unwrapped.view(e.agent_selection) for e in envs]
+    got = be.views(range(n))
+    assert got == want and [repr(v) for v in got] == [repr(v) for v in want]
+    assert [be.view(i) for i in range(n)] == want
+    games = np.random.default_rng(be.num_games).permutation(np.repeat(np.arange(n), 4))
+    seats = np.tile(np.arange(4), n)
+    got = be.views(games, seats)
+    want = [envs[i].unwrapped.view(int(s)) for i, s in zip(games, seats)]
+    assert got == want and [repr(v) for v in got] == [repr(v) for v in want]
+
+
 def random_policy(rng):
     return lambda i, mask, view_fn: int(rng.choice(np.flatnonzero(mask)))
 
@@ -62,8 +77,7 @@ def drive(be, envs, first, steps, policy, check_views=False):
     for _ in range(steps):
         check_state(be, envs, obs, mask, seat)
         if check_views:
-            for i, e in enumerate(envs):
-                assert be.view(i) == e.unwrapped.view(e.agent_selection)
+            check_views_agree(be, envs)
         actions = np.array([policy(i, mask[i], lambda i=i: be.view(i)) for i in range(be.num_games)])
         obs, mask, seat, rewards, done, records = be.step(actions)
         expected_records = []
@@ -96,6 +110,26 @@ def test_matches_aec_env_with_random_play(name, episode):
     seen, _ = drive(be, envs, first, 250, random_policy(np.random.default_rng(5)), check_views=True)
     played = [r for _, r in seen if not r["thrown_in"]]
     assert len(played) >= 6  # several hands ended, each game reset or redealt
+
+
+def test_views_refuse_bad_input_with_one_clear_line():
+    be = BatchEnv(3, seed=0)
+    with pytest.raises(RuntimeError, match=r"BatchEnv.views called before reset\(\)"):
+        be.view(0)
+    be.reset()
+    assert be.views([]) == []
+    for games, seats, error, message in [
+        ([3], None, IndexError, r"game index 3 out of range 0..2"),
+        ([0, -1], None, IndexError, r"game index -1 out of range 0..2"),
+        ([0.5], None, ValueError, r"games: expected a sequence of game indices"),
+        ([[0, 1]], None, ValueError, r"games: expected a sequence of game indices"),
+        ([0, 1], [0], ValueError, r"seats: 1 seats for 2 games"),
+        ([0], [4], ValueError, r"seat must be 0..3, got 4"),
+    ]:
+        with pytest.raises(error, match=message):
+            be.views(games, seats)
+    with pytest.raises(ValueError, match=r"seat must be 0..3, got -1"):
+        be.view(0, -1)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

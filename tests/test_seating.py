@@ -4,7 +4,7 @@ import pytest
 
 from agents import Agent, RandomAgent, RuleAgent
 from agents.seating import LEFT_TO_CALLER, BatchTables, GameTables, Seating
-from tarneeb_env import NUM_ACTIONS, make_rules
+from tarneeb_env import NUM_ACTIONS, make_rules, raw_env
 from tarneeb_env.batch import BatchEnv
 from tarneeb_env.game import TarneebGame
 from tarneeb_env.observation import OBS_SIZE, ObservationWriter
@@ -14,7 +14,7 @@ class FakeTables:
     """Table i's mask allows action i only, its observation row is full of i; records what was built."""
 
     def __init__(self):
-        self.views_built, self.rows_built = [], []
+        self.views_built, self.rows_built, self.view_calls = [], [], []
 
     def masks(self, tables):
         m = np.zeros((len(tables), NUM_ACTIONS), np.int8)
@@ -25,9 +25,10 @@ class FakeTables:
         self.rows_built += list(tables)
         return [np.full(3, i, np.float32) for i in tables]
 
-    def view(self, i):
-        self.views_built.append(i)
-        return ("view", i)
+    def views(self, tables):
+        self.views_built += list(tables)
+        self.view_calls.append(list(tables))
+        return [("view", i) for i in tables]
 
 
 class Recorder(Agent):
@@ -83,6 +84,23 @@ def test_views_are_built_once_per_table_however_often_read():
     engine = FakeTables()
     Seating([Twice("t")], [[0] * 4] * 3).act([0, 1, 2], [0, 0, 0], engine)
     assert engine.views_built == [0, 1, 2]
+
+
+def test_a_group_s_views_are_built_in_one_engine_call_unless_read_one_by_one():
+    class Partial(Recorder):
+        """Reads table 2's view by index, then a slice, then iterates over all of them."""
+
+        def act_batch(self, observations, views):
+            assert views[1] == ("view", 2) and views[2:] == [("view", 3), ("view", 4)]
+            assert list(views) == [("view", i) for i in (1, 2, 3, 4)]
+            return [int(np.flatnonzero(o["action_mask"])[0]) for o in observations]
+
+    engine = FakeTables()
+    Seating([Recorder("r")], [[0] * 4] * 5).act([4, 1, 3], [0, 0, 0], engine)
+    assert engine.view_calls == [[4, 1, 3]]  # iteration: one call for the whole group
+    engine = FakeTables()
+    Seating([Partial("p")], [[0] * 4] * 5).act([1, 2, 3, 4], [0, 0, 0, 0], engine)
+    assert engine.view_calls == [[2], [3, 4], [1]]  # each view built once, only those not built yet
 
 
 def test_agents_with_act_only_are_asked_table_by_table():
@@ -154,6 +172,33 @@ def test_same_seeds_same_play_over_the_batch_engine():
 
     assert np.array_equal(play(3), play(3))
     assert not np.array_equal(play(3), play(4))
+
+
+@pytest.mark.parametrize("rules", ["classic", "syrian41", "hearts41", "trump_by_card"])
+def test_rule_decides_through_the_batch_engine_s_views_as_on_the_aec_env_s(rules):
+    """The rollouts' path (a group's views built together by BatchEnv.views) against the oracle's views:
+    the same action in every one of 2,400 decisions, several deals per game."""
+    n = 16
+    be = BatchEnv(n, rules=rules, seed=8)
+    envs = [raw_env(rules=rules) for _ in range(n)]
+    for e, s in zip(envs, be.game_seeds):
+        e.reset(seed=s)
+    obs, mask, seat = be.reset()
+    engine = BatchTables(be, obs, mask)
+    rule = RuleAgent()
+    seating = Seating([rule], np.zeros((n, 4), dtype=np.int64))
+    deals = 0
+    for _ in range(150):
+        actions = seating.act(list(range(n)), seat.tolist(), engine)
+        assert actions == [rule.act(None, e.unwrapped.view(e.agent_selection)) for e in envs]
+        obs, mask, seat, _, _, records = be.step(np.array(actions))
+        engine.update(obs, mask)
+        deals += len(records)
+        for e, a in zip(envs, actions):
+            e.step(a)
+            if all(e.terminations.values()) or all(e.truncations.values()):
+                e.reset()
+    assert deals >= 2 * n
 
 
 def test_game_tables_give_the_seat_to_act_its_observation_mask_and_view():
