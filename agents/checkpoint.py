@@ -115,7 +115,7 @@ def checkpoint_rules(data: dict[str, Any], path: str) -> Rules:
 
 def model_from_checkpoint(data: dict[str, Any]) -> ActorCritic:
     arch = data["model"]
-    model = ActorCritic(arch["hidden"], arch["obs_size"], arch["num_actions"], arch.get("critic", "shared"))
+    model = ActorCritic.from_arch(arch)
     model.load_state_dict(data["state_dict"])
     return model.eval()
 

@@ -5,7 +5,12 @@ a value head the expected rest-of-hand reward (scaled by ``reward_scale``). With
 ``critic="privileged"`` the value comes from a separate MLP that also reads the
 other seats' cards (:mod:`tarneeb_env.privileged`), during training only: the
 policy's inputs stay the seat's observation, so a table never needs them.
-Illegal actions are masked to a large negative logit (not ``-inf``, so that
+With ``canonical_trump=True`` the network sees every deal with the trump suit
+relabelled as hearts (trump and hearts swapped in each card block and in the card
+and trump actions; deals whose trump is not yet known as they are): what it learns
+about trumps is learned once instead of once per suit, and a network trained
+where hearts are always trump (``hearts41``) plays where the trump is turned up
+(``syrian41``). Illegal actions are masked to a large negative logit (not ``-inf``, so that
 ``p * log p`` stays 0 in the entropy) before sampling, in the loss and in the
 entropy: their probability underflows to exactly zero.
 """
@@ -17,8 +22,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from tarneeb_env import NUM_ACTIONS, OBS_SIZE
-from tarneeb_env.observation import OFFSETS
+from tarneeb_env import NUM_ACTIONS, OBS_SIZE, TRUMP_BASE
+from tarneeb_env.cards import NUM_CARDS
+from tarneeb_env.observation import LAYOUT, OFFSETS
 from tarneeb_env.privileged import PRIV_SIZE
 
 from .base import Agent
@@ -27,6 +33,32 @@ MASKED_LOGIT = -1e9
 PHASE_NAMES = ("bidding", "trump", "play")
 CRITICS = ("shared", "privileged")
 _PHASE = OFFSETS["phase"]
+_TRUMP = OFFSETS["trump"]
+HEARTS = 2
+_CARD_BLOCKS = ("hand", "played", "trick", "exposed")  # the observation's blocks of 52 card bits
+
+
+def suit_swaps() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index tables of the trump-as-hearts relabelling, for the observation (5, OBS_SIZE), the actions
+    (5, NUM_ACTIONS) and the privileged features (5, PRIV_SIZE): row ``t`` swaps suit ``t`` and hearts,
+    row 4 (no trump yet) is the identity. A swap is its own inverse, so one table maps both ways."""
+    obs = np.tile(np.arange(OBS_SIZE), (5, 1))
+    act = np.tile(np.arange(NUM_ACTIONS), (5, 1))
+    priv = np.tile(np.arange(PRIV_SIZE), (5, 1))
+    card = np.arange(NUM_CARDS)
+    for t in range(4):
+        suit = np.array([HEARTS if u == t else t if u == HEARTS else u for u in range(4)])
+        swapped = suit[card // 13] * 13 + card % 13
+        for name, size in LAYOUT:
+            if name in _CARD_BLOCKS:
+                for base in range(OFFSETS[name], OFFSETS[name] + size, NUM_CARDS):
+                    obs[t, base + card] = base + swapped
+        obs[t, _TRUMP + np.arange(4)] = _TRUMP + suit
+        act[t, card] = swapped
+        act[t, TRUMP_BASE + np.arange(4)] = TRUMP_BASE + suit
+        for base in range(0, PRIV_SIZE, NUM_CARDS):
+            priv[t, base + card] = base + swapped
+    return obs, act, priv
 
 
 def _mlp(width: int, hidden: Sequence[int]) -> tuple[nn.Sequential, int]:
@@ -49,7 +81,7 @@ class ActorCritic(nn.Module):
     observation + hidden hands when ``critic="privileged"``."""
 
     def __init__(self, hidden: Sequence[int] = (256, 256), obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
-                 critic: str = "shared"):
+                 critic: str = "shared", canonical_trump: bool = False):
         super().__init__()
         if critic not in CRITICS:
             raise ValueError(f"critic: expected one of {', '.join(CRITICS)}, got {critic!r}")
@@ -57,6 +89,10 @@ class ActorCritic(nn.Module):
         self.obs_size = obs_size
         self.num_actions = num_actions
         self.critic = critic
+        self.canonical_trump = bool(canonical_trump)
+        if self.canonical_trump:  # not persistent: the state dict is the same as a plain network's
+            for name, table in zip(("_obs_swap", "_act_swap", "_priv_swap"), suit_swaps()):
+                self.register_buffer(name, torch.from_numpy(table), persistent=False)
         self.trunk, width = _mlp(obs_size, self.hidden)
         self.policy = nn.Linear(width, num_actions)
         if critic == "privileged":
@@ -80,23 +116,45 @@ class ActorCritic(nn.Module):
     def arch(self) -> dict[str, Any]:
         """What is needed to rebuild this network (stored in checkpoints)."""
         return {"hidden": list(self.hidden), "obs_size": self.obs_size, "num_actions": self.num_actions,
-                "critic": self.critic}
+                "critic": self.critic, "canonical_trump": self.canonical_trump}
+
+    @classmethod
+    def from_arch(cls, arch: dict[str, Any]) -> "ActorCritic":
+        """The network :meth:`arch` describes (fresh weights); keys added later default as they did before."""
+        return cls(arch["hidden"], arch.get("obs_size", OBS_SIZE), arch.get("num_actions", NUM_ACTIONS),
+                   arch.get("critic", "shared"), arch.get("canonical_trump", False))
+
+    def _relabel(self, obs: torch.Tensor) -> tuple[Optional[torch.Tensor], torch.Tensor]:
+        """(each row's swap-table row, the observation as the trunk sees it)."""
+        if not self.canonical_trump:
+            return None, obs
+        trump = obs[:, _TRUMP : _TRUMP + 4]
+        t = torch.where(trump.sum(-1) > 0, trump.argmax(-1), 4)
+        return t, obs.gather(1, self._obs_swap[t])
+
+    def _logits(self, t: Optional[torch.Tensor], x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        raw = self.policy(x)
+        return masked_logits(raw if t is None else raw.gather(1, self._act_swap[t]), mask)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor,
                 priv: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (B, 70) and values (B,). ``mask`` is bool or 0/1 (B, 70); ``priv`` (B, 156) the
         hidden hands, required by a privileged critic."""
+        t, obs = self._relabel(obs)
         x = self.trunk(obs)
-        logits = masked_logits(self.policy(x), mask)
+        logits = self._logits(t, x, mask)
         if self.critic_trunk is None:
             return logits, self.value(x).squeeze(-1)
         if priv is None:
             raise ValueError("a privileged critic needs the hidden hands (priv); at a table use policy_logits()")
+        if t is not None:
+            priv = priv.gather(1, self._priv_swap[t])
         return logits, self.value(self.critic_trunk(torch.cat([obs, priv], dim=-1))).squeeze(-1)
 
     def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked logits from the observation alone: all a table needs, whatever the critic."""
-        return masked_logits(self.policy(self.trunk(obs)), mask)
+        t, obs = self._relabel(obs)
+        return self._logits(t, self.trunk(obs), mask)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

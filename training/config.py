@@ -41,6 +41,8 @@ class ModelConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_meta(lo=1))
     critic: str = field(default="shared", metadata=_meta(choices=CRITICS, doc="privileged: the value net also "
                                                          "reads the other seats' cards (training only)"))
+    canonical_trump: bool = field(default=False, metadata=_meta(doc="the network sees the trump suit as hearts "
+                                                                "(rules whose trump varies learn it once)"))
 
 
 @dataclass

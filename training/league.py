@@ -124,7 +124,7 @@ def ladder(snapshots: Sequence[tuple[int, dict[str, torch.Tensor]]], arch: dict[
     entries: list[Any] = []
     members = list(snapshots) + ([("current", current)] if current is not None else [])
     for it, sd in members:
-        model = ActorCritic(arch["hidden"], critic=arch.get("critic", "shared"))
+        model = ActorCritic.from_arch(arch)
         model.load_state_dict(sd)
         agent = PolicyAgent(model, phases, None if len(phases) == 3 else agents.load(other, rules=rules))
         agent.name = f"snapshot_{it}" if it != "current" else "current"

@@ -117,7 +117,7 @@ class LocalRollout:
         self.cfg = cfg
         self.rules = rules
         self.env = BatchEnv(num_games=cfg.env.num_games, rules=rules, seed=cfg.env.seed)
-        self.model = ActorCritic(cfg.model.hidden, critic=cfg.model.critic).eval()
+        self.model = ActorCritic.from_arch(vars(cfg.model)).eval()
         self.learned = phase_flags(cfg.learn.phases)
         self._agents: dict[str, agents.Agent] = {}
         self.other = None if self.learned[:3].all() else self._agent(cfg.learn.other)
@@ -134,7 +134,7 @@ class LocalRollout:
     def _snapshot_model(self, entry: PoolEntry) -> ActorCritic:
         model = self._snapshots.get(entry.name)
         if model is None:
-            model = ActorCritic(self.cfg.model.hidden, critic=self.cfg.model.critic).eval()
+            model = ActorCritic.from_arch(vars(self.cfg.model)).eval()
             model.load_state_dict(entry.state_dict)
             self._snapshots[entry.name] = model
         return model

@@ -102,7 +102,7 @@ class Trainer:
         self.rules = cfg.make_rules()
         torch.manual_seed(cfg.env.seed)
         np.random.seed(cfg.env.seed)
-        self.model = ActorCritic(cfg.model.hidden, critic=cfg.model.critic).to(self.device)
+        self.model = ActorCritic.from_arch(vars(cfg.model)).to(self.device)
         self.counters = {"pretrain_chunks": 0, "pretrain_decisions": 0, "iteration": 0, "decisions": 0,
                          "learned_decisions": 0, "hands": 0, "seconds": 0.0}
         self.optimizer = self._new_optimizer()
