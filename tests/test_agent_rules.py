@@ -63,10 +63,14 @@ def test_a_checkpoint_for_its_own_rules_loads_without_a_word():
 def test_ppo_is_the_shipped_agent_for_the_rules(tmp_path, monkeypatch):
     assert agents.load("ppo", rules="classic").name == "default.pt"
     assert agents.resolve("ppo", CLASSIC) == (SHIPPED, False)
+    assert agents.load("ppo", rules="hearts41").name == "hearts41.pt"
     with pytest.raises(agents.AgentSpecError, match="cannot load agent 'ppo': no shipped agent is trained for "
-                                                    "rules syrian41"):
-        agents.load("ppo", rules="syrian41")
+                                                    "rules trump_by_card"):
+        agents.load("ppo", rules="trump_by_card")
     shutil.copy(SHIPPED, tmp_path / "default.pt")
+    with pytest.raises(agents.AgentSpecError, match="no shipped agent is trained for rules syrian41"):
+        monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
+        agents.load("ppo", rules="syrian41")
     _retagged(tmp_path / "syrian41.pt", "syrian41")
     monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
     assert agents.load("ppo", rules="syrian41").name == "syrian41.pt"
@@ -137,8 +141,10 @@ def test_play_seats_the_agent_trained_for_the_rules_else_rule_and_says_so():
     text, status = _play("--rules", "classic")
     assert status == 0 and "Partner: default · opponents: default, default" in text
     assert "No shipped agent" not in text
-    text, status = _play("--rules", "syrian41")
-    assert status == 0 and "No shipped agent is trained for rules syrian41; playing 'rule' instead." in text
+    text, status = _play("--rules", "hearts41")
+    assert status == 0 and "Partner: hearts41 · opponents: hearts41, hearts41" in text
+    text, status = _play("--rules", "trump_by_card")
+    assert status == 0 and "No shipped agent is trained for rules trump_by_card; playing 'rule' instead." in text
     assert "Partner: rule · opponents: rule, rule" in text
 
 
