@@ -470,18 +470,18 @@ def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address():
     import httpx
 
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "play.py", "--web", "--port", "0", "--rules", "syrian41", "--seed", "1"],
+    proc = subprocess.Popen([sys.executable, "play.py", "--web", "--port", "0", "--rules", "trump_by_card", "--seed", "1"],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         note = proc.stdout.readline()
-        assert note.strip() == "No shipped agent is trained for rules syrian41; playing 'rule' instead."
+        assert note.strip() == "No shipped agent is trained for rules trump_by_card; playing 'rule' instead."
         first = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
         assert url, first
         second = proc.stdout.readline()
         assert "partner rule · opponents rule" in second
         r = httpx.get(url.group(0) + "api/config", timeout=10)
-        assert r.json()["rules"] == "syrian41" and r.json()["target"] == 41
+        assert r.json()["rules"] == "trump_by_card" and r.json()["target"] == 31
         assert "default-src 'self'" in httpx.get(url.group(0), timeout=10).headers["content-security-policy"]
     finally:
         proc.terminate()
