@@ -48,10 +48,17 @@ def test_margins_are_a_moving_average_and_leave_with_their_snapshot():
     league = League({"snapshots": 1.0}, max_snapshots=1, sampling="pfsp")
     league.add_snapshot(1, sd(1))
     league.record({"snapshot:1": (4.0, 2)})
+    assert league.margins == {"snapshot:1": 2.0}
     league.record({"snapshot:1": (0.0, 4), "rule": (0.0, 0)})
-    assert league.margins == pytest.approx({"snapshot:1": MARGIN_DECAY * 2.0})
+    # the two earlier hands (decayed) and the four new ones, each hand weighted alike
+    kept = MARGIN_DECAY * 2
+    assert league.margins == pytest.approx({"snapshot:1": kept * 2.0 / (kept + 4)})
+    assert league.margin_hands == pytest.approx({"snapshot:1": kept + 4})
+    m, w = league.margins["snapshot:1"], league.margin_hands["snapshot:1"]
+    league.record({"snapshot:1": (60.0, 10)})  # ten hands move it more than four did
+    assert league.margins["snapshot:1"] == pytest.approx((MARGIN_DECAY * w * m + 60.0) / (MARGIN_DECAY * w + 10))
     league.add_snapshot(2, sd(2))
-    assert league.margins == {}
+    assert league.margins == {} and league.margin_hands == {}
 
 
 def test_scalars_name_each_member_weight_and_margin():
@@ -71,6 +78,7 @@ def test_state_round_trip_is_exact():
     other = League({"snapshots": 1.0}, max_snapshots=3, sampling="pfsp")
     other.load_state(league.state())
     assert weights_of(other) == weights_of(league) and other.margins == league.margins
+    assert other.margin_hands == league.margin_hands == {"snapshot:1": 3.0}
     assert torch.equal(other.snapshots[1][1]["w"], sd(2)["w"])
 
 

@@ -6,8 +6,10 @@ built-in or checkpoint agents (any other key of ``selfplay.weights``). Each memb
 in ``selfplay.weights``; the ``snapshots`` weight is shared among the snapshots either uniformly
 (``selfplay.sampling: uniform``, classic fictitious play) or toward the snapshots the learner does
 worst against (``pfsp``, prioritised fictitious self-play as in AlphaStar): snapshot ``i`` gets
-``exp(-margin_i / pfsp_scale)``, where ``margin_i`` is an exponential moving average of the learner's
-points per hand against it (a snapshot not yet met counts as margin 0).
+``exp(-margin_i / pfsp_scale)``, where ``margin_i`` is the learner's points per hand against it,
+averaged over the hands played with the older iterations' hands decayed (a snapshot not yet met counts
+as margin 0). Weighting by hands, rather than an average of iteration means started from the first,
+keeps one noisy first iteration from standing for the margin for the next ten.
 
 Kita et al. 2024 (bridge bidding, PPO + fictitious self-play) and the history of this toolkit (a
 learner trained against ``rule`` alone learns ``rule``'s weaknesses) are why the default recipe plays
@@ -25,7 +27,7 @@ import torch
 from .config import SAMPLINGS
 from .rollout import MARGIN_HANDS, MARGIN_SUM, PoolEntry
 
-MARGIN_DECAY = 0.9  # weight of the old margin estimate at each update: ~10 iterations of memory
+MARGIN_DECAY = 0.9  # the weight of earlier hands falls by this each iteration: ~10 iterations of memory
 
 
 class League:
@@ -40,13 +42,15 @@ class League:
         self.sampling = sampling
         self.pfsp_scale = float(pfsp_scale)
         self.snapshots: list[tuple[int, dict[str, torch.Tensor]]] = []
-        self.margins: dict[str, float] = {}  # member name -> EMA of the learner's points per hand against it
+        self.margins: dict[str, float] = {}  # member name -> the learner's (decayed) points per hand against it
+        self.margin_hands: dict[str, float] = {}  # member name -> the decayed count of hands behind its margin
 
     # ------------------------------------------------------------------ membership
     def add_snapshot(self, iteration: int, state_dict: dict[str, torch.Tensor]) -> None:
         self.snapshots.append((iteration, {k: v.detach().cpu().clone() for k, v in state_dict.items()}))
         for it, _ in self.snapshots[: -self.max_snapshots]:
             self.margins.pop(f"snapshot:{it}", None)
+            self.margin_hands.pop(f"snapshot:{it}", None)
         del self.snapshots[: -self.max_snapshots]
 
     def _snapshot_shares(self) -> list[float]:
@@ -79,9 +83,9 @@ class League:
         for name, (total, hands) in margins.items():
             if hands <= 0 or name == "current":
                 continue
-            mean = total / hands
-            old = self.margins.get(name)
-            self.margins[name] = mean if old is None else MARGIN_DECAY * old + (1 - MARGIN_DECAY) * mean
+            kept = MARGIN_DECAY * self.margin_hands.get(name, 0.0)
+            self.margin_hands[name] = kept + hands
+            self.margins[name] = (kept * self.margins.get(name, 0.0) + total) / (kept + hands)
 
     def record_rollout(self, stats: dict[str, float]) -> None:
         """Fold in a rollout's statistics (its ``league_sum/<entry>`` and ``league_hands/<entry>`` counts)."""
@@ -103,11 +107,13 @@ class League:
     # ------------------------------------------------------------------ checkpoint
     def state(self) -> dict[str, Any]:
         return {"snapshots": [{"iteration": it, "state_dict": sd} for it, sd in self.snapshots],
-                "margins": dict(self.margins)}
+                "margins": dict(self.margins), "margin_hands": dict(self.margin_hands)}
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.snapshots = [(int(s["iteration"]), dict(s["state_dict"])) for s in state["snapshots"]]
         self.margins = {str(k): float(v) for k, v in state.get("margins", {}).items()}
+        # a checkpoint from before the hand counts: its margins stand until the next rollout replaces them
+        self.margin_hands = {str(k): float(v) for k, v in state.get("margin_hands", {}).items()}
 
 
 def ladder(snapshots: Sequence[tuple[int, dict[str, torch.Tensor]]], arch: dict[str, Any], rules: Any,
