@@ -28,6 +28,7 @@ from tarneeb_env.observation import LAYOUT, OFFSETS
 from tarneeb_env.privileged import PRIV_SIZE
 
 from .base import Agent
+from .sparse_input import SparseInputLinear
 
 MASKED_LOGIT = -1e9
 PHASE_NAMES = ("bidding", "trump", "play")
@@ -62,9 +63,10 @@ def suit_swaps() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _mlp(width: int, hidden: Sequence[int]) -> tuple[nn.Sequential, int]:
+    """Tanh MLP over an observation; its first layer reads only the non-zero inputs on CPU."""
     layers: list[nn.Module] = []
-    for h in hidden:
-        layers += [nn.Linear(width, h), nn.Tanh()]
+    for i, h in enumerate(hidden):
+        layers += [(SparseInputLinear if i == 0 else nn.Linear)(width, h), nn.Tanh()]
         width = h
     return nn.Sequential(*layers), width
 

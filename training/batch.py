@@ -46,9 +46,13 @@ class Batch:
 
         return replace(self, **{f: tensor(getattr(self, f)) for f in self.fields()})
 
-    def select(self, idx) -> Batch:
-        """The rows ``idx`` (a minibatch), without statistics."""
-        return Batch(*(getattr(self, f)[idx] for f in DATA), priv=None if self.priv is None else self.priv[idx])
+    def select(self, idx: torch.Tensor) -> Batch:
+        """The rows ``idx`` (a minibatch of a :meth:`to` batch), without statistics. ``index_select``, not
+        ``x[idx]``: on CPU it copies a minibatch of observations in about a quarter of the time."""
+        def rows(x):
+            return x.index_select(0, idx)
+
+        return Batch(*(rows(getattr(self, f)) for f in DATA), priv=None if self.priv is None else rows(self.priv))
 
     @staticmethod
     def concat(batches: Sequence[Batch], stats: dict[str, float]) -> Batch:
