@@ -63,10 +63,10 @@ def _weight_grad(x, g, gwt):
 
 class _SparseLinear(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, weight, bias):
+    def forward(ctx, x, weight, bias, wt):
         x = x.contiguous()
         out = torch.empty((x.shape[0], weight.shape[0]), dtype=torch.float32)
-        _forward(x.numpy(), np.ascontiguousarray(weight.detach().numpy().T), bias.detach().numpy(), out.numpy())
+        _forward(x.numpy(), wt, bias.detach().numpy(), out.numpy())
         ctx.save_for_backward(x)
         return out
 
@@ -80,14 +80,24 @@ class _SparseLinear(torch.autograd.Function):
             grad_w = torch.from_numpy(np.ascontiguousarray(gwt.T))
         if ctx.needs_input_grad[2]:
             grad_b = grad_out.sum(0)
-        return None, grad_w, grad_b
+        return None, grad_w, grad_b, None
 
 
 class SparseInputLinear(nn.Linear):
     """``nn.Linear`` for mostly-zero inputs that need no gradient themselves (a network's observations)."""
 
+    _transposed: tuple = (None, None)  # (the weight's version and address, its contiguous transpose)
+
+    def _weight_t(self) -> np.ndarray:
+        """The weight transposed, copied again only after it has changed (rollouts run many forward
+        passes on the same weights; an optimizer step or a load bumps the tensor's version)."""
+        key = (self.weight._version, self.weight.data_ptr())
+        if self._transposed[0] != key:
+            self._transposed = (key, np.ascontiguousarray(self.weight.detach().numpy().T))
+        return self._transposed[1]
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if (x.device.type != "cpu" or x.dtype != torch.float32 or self.weight.dtype != torch.float32
                 or x.dim() != 2 or x.requires_grad or self.bias is None):
             return F.linear(x, self.weight, self.bias)
-        return _SparseLinear.apply(x, self.weight, self.bias)
+        return _SparseLinear.apply(x, self.weight, self.bias, self._weight_t())

@@ -62,3 +62,21 @@ def test_repeated_calls_are_bit_identical_and_the_network_keeps_its_state_dict()
         logits = model.policy_logits(x, mask)
         h = torch.tanh(model.trunk[2](torch.tanh(F.linear(x, model.trunk[0].weight, model.trunk[0].bias))))
         assert torch.allclose(logits, model.policy(h), atol=1e-5)
+
+
+def test_a_changed_weight_is_seen_at_once():
+    # the transposed copy is kept between calls: an optimizer step, a load or an in-place edit must renew it
+    sparse, dense = pair()
+    x = observations()
+    with torch.no_grad():
+        sparse(x)
+        sparse.weight.mul_(2.0)
+        dense.weight.mul_(2.0)
+        assert torch.allclose(sparse(x), dense(x), atol=1e-5)
+        sparse.load_state_dict(pair(seed=5)[0].state_dict())
+        assert torch.allclose(sparse(x), pair(seed=5)[1](x), atol=1e-5)
+    opt = torch.optim.SGD(sparse.parameters(), lr=0.1)
+    sparse(x).sum().backward()
+    opt.step()
+    with torch.no_grad():
+        assert torch.allclose(sparse(x), F.linear(x, sparse.weight, sparse.bias), atol=1e-5)
