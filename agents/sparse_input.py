@@ -2,12 +2,11 @@
 
 About 7% of the observation's 678 inputs are non-zero in a typical decision (13 own cards
 at most, the cards played so far, a few auction and trick bits), and the input layer holds
-two thirds of a 256x256 network's weights. On CPU the PPO update is bound by floating-point
-throughput (README, "Measured speed"), so this layer's product and weight gradient run as
-loops over the non-zero entries: each row adds the weight columns of its non-zero inputs,
+two thirds of a 256x256 network's weights, so on CPU this layer's product and weight gradient
+run as loops over the non-zero entries: each row adds the weight columns of its non-zero inputs,
 and the gradient adds each row's output gradient into those columns only. On a 2,048-row
-minibatch that is about half the time of the dense products (``benchmarks/update_speed.py``
-prints both). The result is the dense layer's up to float rounding (the sums run in another
+minibatch that is about half the time of the dense products; the whole PPO update is about
+1.2x faster (``benchmarks/update_speed.py`` prints both updates). The result is the dense layer's up to float rounding (the sums run in another
 order); it is deterministic on a given machine. The module is an ``nn.Linear`` (same
 parameters, same state dict): it falls back to the dense product off the CPU, for other
 dtypes, and when the input itself needs a gradient.
