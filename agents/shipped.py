@@ -1,8 +1,9 @@
 """The trained agents shipped in ``checkpoints/``, found by the rules they were trained for.
 
-``checkpoints/<preset>.pt`` holds the agent for a preset; ``checkpoints/default.pt``
-is the classic one. A file is matched by the rules recorded in it, not by its
-name, so a renamed or retrained file cannot be seated under the wrong rules.
+``checkpoints/<preset>.pt`` holds the agent for a preset (``classic.pt``, the self-play
+league's; ``default.pt``, trained against ``rule`` alone, is the baseline it is measured
+against and is seated only by its file name). A file is matched by the rules recorded in
+it, not by its name, so a renamed or retrained file cannot be seated under the wrong rules.
 """
 from __future__ import annotations
 

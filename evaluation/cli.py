@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional
 
+import agents
 from agents.rules_check import warnings_in_one_line
 from tarneeb_env import IllegalActionError
 
@@ -80,6 +81,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from rich.console import Console
 
     console = Console()
+    rules = rr.pairs[0].rules
+    for spec in dict.fromkeys(args.agents):  # say which file a name such as `ppo` stands for
+        path, _ = agents.resolve(spec, rules)
+        if path != spec.removesuffix(agents.ANY_RULES):
+            console.print(f"{spec} is {os.path.relpath(path)}")
     if len(args.agents) == 2:
         _print_match(console, rr.pairs[0])
         payload = rr.pairs[0].to_dict()

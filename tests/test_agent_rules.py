@@ -61,8 +61,8 @@ def test_a_checkpoint_for_its_own_rules_loads_without_a_word():
 
 
 def test_ppo_is_the_shipped_agent_for_the_rules(tmp_path, monkeypatch):
-    assert agents.load("ppo", rules="classic").name == "default.pt"
-    assert agents.resolve("ppo", CLASSIC) == (SHIPPED, False)
+    assert agents.load("ppo", rules="classic").name == "classic.pt"
+    assert agents.resolve("ppo", CLASSIC) == (str(ROOT / "checkpoints" / "classic.pt"), False)
     assert agents.load("ppo", rules="hearts41").name == "hearts41.pt"
     with pytest.raises(agents.AgentSpecError, match="cannot load agent 'ppo': no shipped agent is trained for "
                                                     "rules trump_by_card"):
@@ -139,7 +139,7 @@ def _play(*args: str) -> tuple[str, int]:
 
 def test_play_seats_the_agent_trained_for_the_rules_else_rule_and_says_so():
     text, status = _play("--rules", "classic")
-    assert status == 0 and "Partner: default · opponents: default, default" in text
+    assert status == 0 and "Partner: classic · opponents: classic, classic" in text
     assert "No shipped agent" not in text
     text, status = _play("--rules", "hearts41")
     assert status == 0 and "Partner: hearts41 · opponents: hearts41, hearts41" in text

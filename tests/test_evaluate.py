@@ -311,6 +311,13 @@ def test_cli_bad_input_is_one_clear_line_and_exit_2(args, expected):
     assert len(lines) == 1 and expected in lines[0], p.stderr
 
 
+def test_cli_says_which_shipped_file_ppo_is():
+    p = run_cli("ppo", "random", "--deals", "2", "--rules", "hearts41")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[0] == "ppo is checkpoints/hearts41.pt"  # the CLI runs in the repository root
+    assert "random is" not in p.stdout
+
+
 def test_cli_bad_rules_file_content(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("target_score: 31\nkaboot: triple\n")

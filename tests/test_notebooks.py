@@ -73,6 +73,6 @@ def test_agent_analysis_notebook_runs(monkeypatch, tmp_path):
     assert "\n| rule | " in margins and "\n| random | " in margins and "| 24 |" in margins
     assert contracts.startswith("| bid | ")
     assert "| trick | seat 0 | seat 1 | seat 2 | seat 3 |" in replay and "\n| 1 | " in replay
-    if not (ROOT / "checkpoints" / "default.pt").is_file():
+    if not (ROOT / "checkpoints" / "classic.pt").is_file():
         assert "falls back to the `rule` baseline" in text
         assert "\n| rule | +0.00 | [+0.00, +0.00] | 24 |" in margins  # rule is deterministic: every deal ties

@@ -631,7 +631,7 @@ def test_default_players_are_the_shipped_agent_for_the_rules_else_rule(tmp_path,
     from tarneeb_env import make_rules
 
     classic, by_card = make_rules("classic"), make_rules("trump_by_card")
-    assert play.default_agent_spec(classic, "classic") == (str(shipped.SHIPPED_DIR / "default.pt"), None)
+    assert play.default_agent_spec(classic, "classic") == (str(shipped.SHIPPED_DIR / "classic.pt"), None)
     assert play.default_agent_spec(make_rules("syrian41"), "syrian41") == (str(shipped.SHIPPED_DIR / "syrian41.pt"), None)
     spec, note = play.default_agent_spec(by_card, "trump_by_card")
     assert spec == "rule" and note == "No shipped agent is trained for rules trump_by_card; playing 'rule' instead."

@@ -445,7 +445,7 @@ def test_paths_outside_the_replay_dir_are_refused(tmp_path):
 
 # ------------------------------------------------------------------ the command line
 def test_default_agents_are_the_shipped_one_for_the_rules_and_rule_otherwise():
-    assert cli.default_spec(make_rules("classic"), "classic") == str(shipped.SHIPPED_DIR / "default.pt")
+    assert cli.default_spec(make_rules("classic"), "classic") == str(shipped.SHIPPED_DIR / "classic.pt")
     for preset in ("syrian41", "hearts41"):
         assert cli.default_spec(make_rules(preset), preset) == str(shipped.SHIPPED_DIR / f"{preset}.pt")
     assert cli.default_spec(make_rules("trump_by_card"), "trump_by_card") == "rule"

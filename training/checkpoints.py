@@ -44,7 +44,7 @@ def export_for_play(src: str, dst: str) -> None:
     """Write the part of a training checkpoint that playing needs (no optimizer, pool or RNG state).
 
     The result is about a third of the size, loads with ``agents.load`` like any
-    checkpoint, and cannot be resumed. Used to ship ``checkpoints/default.pt``.
+    checkpoint, and cannot be resumed. Used to ship the files in ``checkpoints/``.
     """
     data = load_checkpoint(src)
     require_keys(data, src, PLAY_KEYS, "to export")
