@@ -6,10 +6,10 @@ two thirds of a 256x256 network's weights, so on CPU this layer's product and we
 run as loops over the non-zero entries: each row adds the weight columns of its non-zero inputs,
 and the gradient adds each row's output gradient into those columns only. On a 2,048-row
 minibatch that is about half the time of the dense products; the whole PPO update is about
-1.2x faster (``benchmarks/update_speed.py`` prints both updates). The result is the dense layer's up to float rounding (the sums run in another
-order); it is deterministic on a given machine. The module is an ``nn.Linear`` (same
-parameters, same state dict): it falls back to the dense product off the CPU, for other
-dtypes, and when the input itself needs a gradient.
+1.2x faster (``benchmarks/update_speed.py`` prints both updates). The result is the dense layer's
+up to float rounding (the sums run in another order); it is deterministic on a given machine.
+The module is an ``nn.Linear`` (same parameters, same state dict): it falls back to the dense
+product off the CPU, for other dtypes, and when the input itself needs a gradient.
 """
 from __future__ import annotations
 

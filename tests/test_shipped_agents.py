@@ -13,7 +13,8 @@ from training.config import config_from_dict
 SHIPPED = sorted(str(p.relative_to(SHIPPED_DIR))
                  for p in [*SHIPPED_DIR.glob("*.pt"), *SHIPPED_DIR.glob("candidates/*.pt")])
 # `rule` beats `random` by about 21 points a deal in classic, 32 in the 41 games and 5.8 in trump_by_card
-FLOOR = {"classic": 10.0, "syrian41": 10.0, "hearts41": 10.0, "trump_by_card": 2.0}
+# (the shipped files score at least 18 over these deals)
+FLOOR = {"classic": 15.0, "syrian41": 15.0, "hearts41": 15.0, "trump_by_card": 2.0}
 
 
 def test_every_preset_but_trump_by_card_has_a_shipped_agent():
