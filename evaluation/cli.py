@@ -57,6 +57,19 @@ def _check_writable(path: Optional[str], flag: str) -> None:
         raise EvaluationInputError(f"{flag}: {path} is a folder")
 
 
+def _files_named(specs: Sequence[str], rules: str) -> dict[str, str]:
+    """The checkpoint file each spec that is a name for one (``ppo``) stands for under ``rules``."""
+    named = {}
+    for spec in dict.fromkeys(specs):
+        try:
+            path, _ = agents.resolve(spec, rules)
+        except ValueError as e:  # no agent shipped for these rules, or a bad rules file
+            raise EvaluationInputError(str(e)) from None
+        if path != spec.removesuffix(agents.ANY_RULES):
+            named[spec] = os.path.relpath(path)
+    return named
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -68,6 +81,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         _check_writable(args.out, "--out")
         _check_writable(args.records, "--records")
+        named = _files_named(args.agents, args.rules)
+        for spec, path in named.items():  # before a long run starts: which file `ppo` stands for
+            print(f"{spec} is {path}", flush=True)
         with warnings_in_one_line("evaluate.py"):  # e.g. an agent played under other rules (?rules=any)
             rr = round_robin(args.agents, args.deals, args.seed, args.rules, args.workers, args.games,
                              records=bool(args.records), progress=True)
@@ -81,11 +97,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from rich.console import Console
 
     console = Console()
-    rules = rr.pairs[0].rules
-    for spec in dict.fromkeys(args.agents):  # say which file a name such as `ppo` stands for
-        path, _ = agents.resolve(spec, rules)
-        if path != spec.removesuffix(agents.ANY_RULES):
-            console.print(f"{spec} is {os.path.relpath(path)}")
     if len(args.agents) == 2:
         _print_match(console, rr.pairs[0])
         payload = rr.pairs[0].to_dict()
