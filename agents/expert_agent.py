@@ -87,6 +87,7 @@ class ExpertAgent(RuleAgent):
     """
 
     name = "expert"
+    act_batch_env = None  # rule's compiled card play is not this agent's
 
     def __init__(self, seed: Optional[int] = None, samples: int = 16, bid_samples: int = 8):
         self.samples = _check_count("samples", samples)

@@ -12,6 +12,10 @@ What it guarantees:
   object seated under several indices is one group) and calls that agent's
   ``act_batch`` once, over all its tables, in table order. An agent without
   ``act_batch`` is asked ``act`` table by table.
+- **Agents that decide on the batch engine's arrays skip both.** An agent with an
+  ``act_batch_env(env, games)`` method, seated on :class:`BatchTables`, gets the
+  :class:`~tarneeb_env.batch.BatchEnv` and the game indices instead (``rule``:
+  its card play compiled on the engine's state, see :mod:`agents.rule_kernels`).
 - **Views only for agents that read them.** The views passed are built on
   first access (:class:`LazyViews`), so an agent deciding from observations
   alone never pays for them; iterating over them builds those not yet built in
@@ -272,18 +276,23 @@ class Seating:
         out: list = [None] * len(tables)
         for g, members in groups.items():
             idx = [tables[j] for j in members]
-            if self._reads[g]:
-                rows = engine.observations(idx)
-                observations = [{"observation": rows[k], "action_mask": masks[j]} for k, j in enumerate(members)]
-            else:
-                observations = [{"observation": None, "action_mask": masks[j]} for j in members]
             agent = self.agents[g]
-            batch = getattr(agent, "act_batch", None)
-            views = LazyViews(idx, engine.views)
-            if batch is not None:
-                actions = list(batch(observations, views))
+            on_env = getattr(agent, "act_batch_env", None)
+            if on_env is not None and isinstance(engine, BatchTables):
+                actions = list(on_env(engine.env, idx))
             else:
-                actions = [agent.act(o, v) for o, v in zip(observations, views)]
+                if self._reads[g]:
+                    rows = engine.observations(idx)
+                    observations = [{"observation": rows[k], "action_mask": masks[j]}
+                                    for k, j in enumerate(members)]
+                else:
+                    observations = [{"observation": None, "action_mask": masks[j]} for j in members]
+                batch = getattr(agent, "act_batch", None)
+                views = LazyViews(idx, engine.views)
+                if batch is not None:
+                    actions = list(batch(observations, views))
+                else:
+                    actions = [agent.act(o, v) for o, v in zip(observations, views)]
             if len(actions) != len(members):
                 raise RuntimeError(f"agent {self.names[g]!r}: act_batch returned {len(actions)} actions for "
                                    f"{len(members)} observations")

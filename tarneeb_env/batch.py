@@ -291,6 +291,13 @@ class BatchEnv:
             o += n + m
         return out
 
+    def kernel_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(st, plays, rv)``: the state columns, plays and rule vector of :mod:`~tarneeb_env.batch_kernels`,
+        for agents that decide in numba straight from them (``rule``'s card play); read only."""
+        if not self._ready:
+            raise RuntimeError("BatchEnv.kernel_state called before reset()")
+        return self._st, self._plays, self._rv
+
     def privileged(self) -> np.ndarray:
         """float32 (N, 156): the other seats' cards from each acting seat's side, for a training-time
         critic only (:mod:`tarneeb_env.privileged`); no agent at a table may read them."""

@@ -14,17 +14,15 @@ to act, in the layout of :mod:`tarneeb_env.observation`.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from numba import njit
-from numba.core.registry import CPUDispatcher
 from numba.extending import register_jitable
 
 from . import cards
 from . import observation as ob
 from . import rules_core as rc
 from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, PASS, TRUMP_BASE
+from .kernel_cache import drop_stale_cache
 from .rules_core import BIDDING, DONE, GOES_ON, NEXT_DEAL, PLAY, TERMINATED, TRUMP, TRUNCATED  # noqa: F401 (outcomes: batch.py)
 from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_MIN_TOTAL, R_TARGET, R_TRUMP, T_LAST_CARD
 
@@ -433,29 +431,5 @@ def sample_legal(mask, u, out):
                 k -= 1
 
 
-def _drop_stale_cache() -> None:
-    """Numba checks a cached kernel against its own file only, but these kernels compile in
-    ``rules_core``, ``observation`` and ``cards``: when one of those has changed since the cache was
-    written, drop the kernels' cache so that they recompile (once) with the rule as it now reads."""
-    kernels = [k for k in globals().values() if isinstance(k, CPUDispatcher) and hasattr(k._cache, "cache_path")]
-    if not kernels:
-        return
-    deps = [rc.__file__, ob.__file__, cards.__file__]
-    stamp = repr([(os.path.basename(f), os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in deps])
-    path = os.path.join(kernels[0]._cache.cache_path, "batch_kernels.deps")
-    try:
-        with open(path, encoding="utf-8") as f:
-            if f.read() == stamp:
-                return
-    except OSError:
-        pass
-    for k in kernels:
-        k._cache.flush()
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(stamp)
-    except OSError:
-        pass  # a read-only install: numba itself then caches elsewhere or not at all
-
-
-_drop_stale_cache()
+# these kernels compile in rules_core, observation and cards: recompile when one of them has changed
+drop_stale_cache(globals(), [rc.__file__, ob.__file__, cards.__file__], "batch_kernels")

@@ -176,8 +176,9 @@ def test_same_seeds_same_play_over_the_batch_engine():
 
 @pytest.mark.parametrize("rules", ["classic", "syrian41", "hearts41", "trump_by_card"])
 def test_rule_decides_through_the_batch_engine_s_views_as_on_the_aec_env_s(rules):
-    """The rollouts' path (a group's views built together by BatchEnv.views) against the oracle's views:
-    the same action in every one of 2,400 decisions, several deals per game."""
+    """The rollouts' path (card play compiled on the batch engine's arrays, the rest on views built
+    together by BatchEnv.views) against the oracle's views: the same action in every one of 2,400
+    decisions, several deals per game."""
     n = 16
     be = BatchEnv(n, rules=rules, seed=8)
     envs = [raw_env(rules=rules) for _ in range(n)]
