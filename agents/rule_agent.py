@@ -14,6 +14,7 @@ rollouts by :meth:`RuleAgent.act_batch_env`); :meth:`RuleAgent.explain` says whi
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -106,6 +107,13 @@ def contract_value(rules, bid: int, taken: int, ours: int) -> float:
     if mine > 0 and ours + mine >= rules.target_score:
         mine += WIN_BONUS
     return mine - theirs
+
+
+@functools.lru_cache(maxsize=4096)
+def _contract_values(rules, bid: int, ours: int) -> tuple[float, ...]:
+    """:func:`contract_value` of ``bid`` for 0..13 tricks taken: the same few bids and scores recur in
+    every auction, and bidding is most of what ``rule`` spends in a rollout."""
+    return tuple(contract_value(rules, bid, k, ours) for k in range(14))
 
 
 def high_bid(view) -> tuple[int, int]:
@@ -202,10 +210,12 @@ class RuleAgent(Agent):
     @staticmethod
     def _contract_ev(rules, mean: float, b: int, ours: int, sigma: float) -> float:
         """Expected (ours - theirs) score of declaring ``b`` with ``mean`` expected team tricks."""
+        values = _contract_values(rules, b, ours)
+        tails = [_tail(mean, sigma, k) for k in range(14)]
+        tails.append(0.0)
         ev = 0.0
         for k in range(14):
-            p = _tail(mean, sigma, k) - (_tail(mean, sigma, k + 1) if k < 13 else 0.0)
-            ev += p * contract_value(rules, b, k, ours)
+            ev += (tails[k] - tails[k + 1]) * values[k]
         return ev
 
     # ------------------------------------------------------------------- play
