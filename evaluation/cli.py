@@ -14,6 +14,7 @@ from tarneeb_env import IllegalActionError
 
 from .match import EvaluationInputError, round_robin
 from .report import _print_match, _print_round_robin
+from .tables import DEALS_PER_BATCH
 
 
 def _int_at_least(low: int):
@@ -93,6 +94,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except IllegalActionError as e:  # an agent broke the rules: its name, the action and the legal ones
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"evaluate.py: interrupted before a chunk of {DEALS_PER_BATCH} deals was finished; "
+              "nothing to report", file=sys.stderr)
+        return 130
 
     from rich.console import Console
 
@@ -103,6 +108,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         _print_round_robin(console, rr)
         payload = rr.to_dict()
+    payload["complete"] = rr.complete
+    if not rr.complete:
+        played = ", ".join(f"{m.agents[0]} vs {m.agents[1]} {m.deals}" for m in rr.pairs)
+        print(f"evaluate.py: interrupted: the results above are over the deals finished ({played} of "
+              f"{args.deals}), the same deals as a run with that --deals", file=sys.stderr)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(payload, f, indent=2)
@@ -111,7 +121,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for m in rr.pairs:
                 for rec in m.records:
                     f.write(json.dumps(rec) + "\n")
-    return 0
+    return 0 if rr.complete else 130
 
 
 if __name__ == "__main__":

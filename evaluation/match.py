@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import multiprocessing
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from tarneeb_env import make_rules
 
 from .deals import _DEALS, _GAMES
 from .results import MatchResult, RoundRobinResult
-from .stats import AgentStats, fit_ratings
+from .stats import AgentStats, fit_ratings, margin_ci95
 from .tables import (
     DEALS_PER_BATCH,
     GAMES_PER_BATCH,
@@ -53,6 +54,7 @@ def one_torch_thread():
 def _init_worker(entries, names, rules, seed, keep_records) -> None:
     import torch
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it keeps the finished chunks
     torch.set_num_threads(1)  # see one_torch_thread; W processes x several threads would also oversubscribe
     warnings.simplefilter("ignore", agent_lib.RulesOverrideWarning)  # the parent warned once already
     loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
@@ -123,6 +125,8 @@ def round_robin(
     chunk; with ``workers > 1`` they are pickled to spawned processes, specs are
     loaded there. Every agent must be made for ``rules`` (see ``agents.load``): one
     trained for other rules is refused, unless its spec ends in ``?rules=any``.
+    A KeyboardInterrupt after the first chunk returns what was finished, with
+    ``complete`` False (before it, the interrupt propagates).
     """
     try:
         if len(entries) < 2:
@@ -150,24 +154,32 @@ def round_robin(
 
     bar = tqdm(total=len(pair_index) * (deals + games), file=sys.stderr, disable=not progress, unit="deal")
     results: list[_ChunkResult] = []
-    if workers == 1 or len(tasks) == 1:
-        state = _state(loaded, names, rules, int(seed), records)
-        with one_torch_thread():
-            for task in tasks:
-                results.append(_run_task(task, state))
-                bar.update(task[5] - task[4])
-    else:
-        ctx = multiprocessing.get_context("spawn")
-        initargs = (list(entries), names, rules, int(seed), records)
-        with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=initargs) as pool:
-            for task, result in zip(tasks, pool.imap(_run_task_in_worker, tasks)):
-                results.append(result)
-                bar.update(task[5] - task[4])
-    bar.close()
+    try:
+        if workers == 1 or len(tasks) == 1:
+            state = _state(loaded, names, rules, int(seed), records)
+            with one_torch_thread():
+                for task in tasks:
+                    _finished(task, _run_task(task, state), results, bar, len(pair_index) == 1)
+        else:
+            ctx = multiprocessing.get_context("spawn")
+            initargs = (list(entries), names, rules, int(seed), records)
+            with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=initargs) as pool:
+                for task, result in zip(tasks, pool.imap(_run_task_in_worker, tasks)):
+                    _finished(task, result, results, bar, len(pair_index) == 1)
+    except KeyboardInterrupt:
+        # Ctrl-C in an hour-long evaluation keeps the chunks already played: they are a prefix of the tasks,
+        # so each pair's finished deals are exactly what a shorter --deals run of the same seed plays
+        if not any(t[0] == _DEALS for t in tasks[: len(results)]):
+            raise
+    finally:
+        bar.close()
+    complete = len(results) == len(tasks)
 
     matches = []
     for i, j in pair_index:
         mine = [r for t, r in zip(tasks, results) if (t[1], t[2]) == (i, j)]
+        if not any(len(r.margins) for r in mine):
+            continue  # interrupted before this pair played
         stats = (AgentStats(), AgentStats())
         for r in mine:
             stats[0].add(r.stats[0])
@@ -186,7 +198,17 @@ def round_robin(
             )
         )
     ratings = fit_ratings(names, [(m.agents[0], m.agents[1], m.margin) for m in matches])
-    return RoundRobinResult(names, matches, ratings)
+    return RoundRobinResult(names, matches, ratings, complete)
+
+
+def _finished(task, result: _ChunkResult, results: list[_ChunkResult], bar, one_pair: bool) -> None:
+    """Keep a chunk's result and move the bar; in a match the bar shows the margin so far, with its interval."""
+    results.append(result)
+    bar.update(task[5] - task[4])
+    if one_pair:
+        margins = np.concatenate([r.margins for r in results])
+        ci = margin_ci95(margins)
+        bar.set_postfix_str(f"margin {np.mean(margins):+.2f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""))
 
 
 def duplicate_match(

@@ -77,11 +77,13 @@ class MatchResult:
 
 @dataclass
 class RoundRobinResult:
-    """Every pair on the same deals, plus a rating per agent fitted to the pairwise margins."""
+    """Every pair on the same deals, plus a rating per agent fitted to the pairwise margins. ``complete`` is False
+    after an interruption: then each pair holds the deals it finished (pairs that played none are left out)."""
 
     agents: list[str]
     pairs: list[MatchResult]
     ratings: dict[str, float] = field(default_factory=dict)
+    complete: bool = True
 
     def agent_stats(self) -> dict[str, AgentStats]:
         """Counters summed over all of each agent's pairs."""
@@ -99,6 +101,7 @@ class RoundRobinResult:
             "rules_name": first.rules.name,
             "seed": first.seed,
             "deals": first.deals,
+            "complete": self.complete,
             "pairs": [m.to_dict() for m in self.pairs],
             "ratings": dict(self.ratings),
             "rating_method": RATING_METHOD,

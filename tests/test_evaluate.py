@@ -1,6 +1,7 @@
 """Duplicate evaluation: same deals at both tables, honest margins, worker-independent results, CLI errors."""
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -370,3 +371,75 @@ def test_cli_round_robin_json(tmp_path):
     assert len(data["pairs"]) == 3 and set(data["ratings"]) == set(data["agents"])
     assert "least squares" in data["rating_method"]
     assert "ratings" in p.stdout
+
+
+class CtrlCAgent(RandomAgent):
+    """``random`` that presses Ctrl-C (SIGINT to its own process) when seeded for chunk ``chunks`` (0-based):
+    the evaluator seeds every agent once at the start of each chunk."""
+
+    name = "ctrl-c"
+
+    def __init__(self, seed=None, chunks=2):
+        self.chunks, self.seeded = chunks, -1  # -1: __init__'s own call
+        super().__init__(seed)
+
+    def seed(self, seed=None):
+        self.seeded += 1
+        if self.seeded > self.chunks:
+            os.kill(os.getpid(), signal.SIGINT)
+        super().seed(seed)
+
+
+class CtrlCAfterTwoChunks(CtrlCAgent):
+    name = "random"  # plays exactly like random, so its finished chunks can be compared with random's
+
+
+def test_interrupted_match_keeps_the_finished_chunks_equal_to_a_shorter_run():
+    rr = evaluation.round_robin([CautiousAgent(), CtrlCAfterTwoChunks(chunks=2)], deals=9, seed=5, batch=2)
+    assert not rr.complete
+    (m,) = rr.pairs
+    shorter = evaluation.duplicate_match(CautiousAgent(), RandomAgent(), deals=4, seed=5, batch=2)
+    assert m.deals == 4 and shorter.deals == 4
+    np.testing.assert_array_equal(m.margins, shorter.margins)
+    assert m.stats[0].to_dict() == shorter.stats[0].to_dict()
+    assert rr.to_dict()["complete"] is False
+    assert evaluation.round_robin([CautiousAgent(), RandomAgent()], deals=2, batch=2).complete
+
+
+def test_interrupted_round_robin_keeps_only_the_pairs_that_played():
+    # pairs run in order (0,1), (0,2), (1,2); the Ctrl-C agent (index 2) stops its first chunk of (0,2)
+    rr = evaluation.round_robin([CautiousAgent(), RandomAgent(), CtrlCAgent(chunks=0)], deals=4, batch=2)
+    assert not rr.complete and [m.agents for m in rr.pairs] == [("cautious", "random")]
+    assert rr.pairs[0].deals == 4 and set(rr.ratings) == {"cautious", "random", "ctrl-c"}
+
+
+def test_interrupted_before_a_chunk_finished_raises():
+    with pytest.raises(KeyboardInterrupt):
+        evaluation.round_robin([CautiousAgent(), CtrlCAgent(chunks=0)], deals=4, batch=2)
+
+
+def test_cli_ctrl_c_reports_the_finished_deals_and_exits_130(tmp_path):
+    out = tmp_path / "r.json"
+    p = run_cli("random", f"{__file__}:CtrlCAgent", "--deals", "300", "--seed", "2", "--out", str(out))
+    assert p.returncode == 130 and "Traceback" not in p.stderr, p.stderr
+    assert "margin of random" in p.stdout and "256" in p.stdout.split("duplicate deals")[0]
+    data = json.loads(out.read_text())
+    assert data["complete"] is False and data["deals"] == 256
+    assert "interrupted: the results above are over the deals finished (random vs " in p.stderr
+    assert "256 of 300" in p.stderr
+    whole = run_cli("random", f"{__file__}:CautiousAgent", "--deals", "2", "--out", str(out))
+    assert whole.returncode == 0 and json.loads(out.read_text())["complete"] is True
+
+
+def test_cli_ctrl_c_before_a_chunk_finished_is_one_line(tmp_path):
+    agent_file = tmp_path / "stop.py"
+    agent_file.write_text(f"import sys\nsys.path.insert(0, {os.path.dirname(__file__)!r})\n"
+                          "from test_evaluate import CtrlCAgent\n"
+                          "class Now(CtrlCAgent):\n"
+                          "    def __init__(self, seed=None):\n"
+                          "        super().__init__(seed, chunks=0)\n")
+    p = run_cli("random", f"{agent_file}:Now", "--deals", "4")
+    assert p.returncode == 130 and p.stdout == "", p.stdout
+    assert "Traceback" not in p.stderr
+    assert p.stderr.strip().splitlines()[-1] == ("evaluate.py: interrupted before a chunk of 128 deals was finished; "
+                                                 "nothing to report")
