@@ -174,3 +174,63 @@ def test_a_run_starts_from_an_agent_of_other_rules_only_when_asked(tmp_path):
     shipped = load_checkpoint("checkpoints/default.pt")["state_dict"]
     assert trainer.rules.name == "trump_by_card"
     assert all(torch.equal(v, shipped[k]) for k, v in trainer.model.state_dict().items())
+
+
+# ------------------------------------------------------------------ stages: the budget in parts, one league
+STAGES = ("stages=[{decisions: 480, lr: 1.0e-3, selfplay: {weights: {rule: 1.0}}}, "
+          "{decisions: 960, selfplay: {weights: {current: 0.5, snapshots: 0.5}, sampling: uniform}}]")
+
+
+def test_stages_inherit_the_selfplay_section_and_make_the_budget():
+    from training.config import ConfigError, load_config
+
+    cfg = load_config("configs/smoke.yaml", LEAGUE + [STAGES, "budget.decisions=null", "budget.iterations=null"])
+    first, second = cfg.stages
+    assert cfg.budget.decisions == 480 + 960
+    assert first.selfplay.weights == {"rule": 1.0} and first.selfplay.sampling == "pfsp"  # the rest inherited
+    assert first.selfplay.snapshot_interval == 2 and first.lr == 1e-3
+    assert second.selfplay.sampling == "uniform" and second.lr is None and second.selfplay.max_snapshots == 2
+    with pytest.raises(ConfigError, match=r"stages\[0\]\.decisions: required"):
+        load_config("configs/smoke.yaml", ["stages=[{lr: 1.0e-3}]"])
+    with pytest.raises(ConfigError, match=r"unknown key stages\[1\]\.selfplay\.weight;"):
+        load_config("configs/smoke.yaml", ["stages=[{decisions: 1}, {decisions: 1, selfplay: {weight: {}}}]"])
+    with pytest.raises(ConfigError, match=r"stages\[0\]\.selfplay\.weights: at least one weight must be positive"):
+        load_config("configs/smoke.yaml", ["stages=[{decisions: 1, selfplay: {weights: {rule: 0}}}]"])
+    with pytest.raises(ConfigError, match=r"stages: expected a list of mappings"):
+        load_config("configs/smoke.yaml", ["stages=7"])
+
+
+@pytest.mark.parametrize("lag", [0, 1])
+def test_stages_switch_league_and_learning_rate_on_schedule_and_resume_exactly(tmp_path, lag):
+    import glob
+    import os
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from agents.checkpoint import load_checkpoint
+
+    sets = LEAGUE + [STAGES, "budget.iterations=null", "eval.interval=0", f"rollout.lag={lag}",  # 640 a step
+                     "ppo.lr=3.0e-4", "ppo.lr_schedule=linear"]
+    full = _run(tmp_path, "full", sets)
+    part = _run(tmp_path, "part", sets + ["budget.decisions=640"])
+    _run(tmp_path, "part", ["budget.decisions=1440"], resume=True)
+    a, b = (load_checkpoint(os.path.join(d, "latest.pt")) for d in (full, part))
+    assert a["counters"]["decisions"] == b["counters"]["decisions"] == 1920  # 3 iterations of 640: >= 1,440
+    for k in a["state_dict"]:
+        assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
+    assert a["pool"]["margins"] == b["pool"]["margins"]
+    if lag:  # with lag 1 each rollout plays the pool of the iteration before: the schedule below is lag 0's
+        return
+    acc = EventAccumulator(glob.glob(os.path.join(full, "events.out.tfevents.*"))[0])
+    acc.Reload()
+    at = {t: {e.step: e.value for e in acc.Scalars(t)} for t in acc.Tags()["scalars"]}
+    # iteration 1 (0 decisions before it): stage 0, rule alone, lr 1e-3 undecayed; iteration 2 (640 before it,
+    # stage 0 ended at 480): stage 1, 160 of its 960 done; iteration 3: 800 done
+    assert at["charts/stage"] == {640: 0.0, 1280: 1.0, 1920: 1.0}
+    assert at["charts/learning_rate"] == pytest.approx({640: 1e-3, 1280: 3e-4 * (1 - 160 / 960),
+                                                               1920: 3e-4 * (1 - 800 / 960)})
+    assert at["league/weight/rule"][640] == pytest.approx(1.0) and 1280 not in at["league/weight/rule"]
+    # logged after each iteration: snapshot 2 joined at the end of iteration 2, which played current alone
+    assert at["league/weight/current"][1280] == at["league/weight/snapshot_2"][1920] == pytest.approx(0.5)
+    assert set(a["pool"]["margins"]) == {"rule", "snapshot:2"}  # rule in iteration 1, snapshot 2 in iteration 3
+

@@ -94,7 +94,8 @@ def test_invalid_yaml_in_the_config_file_is_one_line(tmp_path):
 
 @pytest.mark.parametrize("item", ["selfplay.weights={current: 0.5, " + SHIPPED + ": 0.5}",
                                   "learn.other=" + SHIPPED, "eval.opponents=[rule, ppo]",
-                                  "pretrain.teacher=" + SHIPPED])
+                                  "pretrain.teacher=" + SHIPPED,
+                                  "stages=[{decisions: 10, selfplay: {weights: {'" + SHIPPED + "': 1.0}}}]"])
 def test_a_run_refuses_agents_made_for_other_rules_before_training(tmp_path, capsys, no_trainer, item):
     got = _one_error_line(capsys, ["--config", SMOKE, "--run-dir", str(tmp_path / "r"), "--set", "rules=trump_by_card",
                                    "--set", "learn.phases=[play]", "--set", item])

@@ -73,7 +73,8 @@ def check_agents(cfg) -> None:
     """Load every agent the run will seat (pool, other phases, teacher, evaluation opponents) for its rules, so that
     a bad spec or one made for other rules fails now, in one line, not after minutes of training."""
     rules = cfg.make_rules()
-    specs = [name for name in cfg.selfplay.weights if name not in ("current", "snapshots")]
+    leagues = [cfg.selfplay] + [st.selfplay for st in cfg.stages]
+    specs = [name for sp in leagues for name in sp.weights if name not in ("current", "snapshots")]
     specs += [cfg.learn.other] if len(cfg.learn.phases) < 3 else []
     specs += [*cfg.eval.opponents] + ([cfg.pretrain.teacher] if cfg.pretrain.decisions else [])
     specs += [cfg.pretrain.init] if cfg.pretrain.init else []

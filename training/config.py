@@ -76,6 +76,17 @@ class SelfPlayConfig:
 
 
 @dataclass
+class StageConfig:
+    """One part of the PPO budget, with its own learning rate and league (``stages``)."""
+
+    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1, doc="PPO decisions of this stage"))
+    lr: Optional[float] = field(default=None, metadata=_meta(lo=0, lo_open=True, doc=(
+        "its learning rate (null: ppo.lr); ppo.lr_schedule linear decays it over the stage's decisions")))
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata=_meta(doc=(
+        "the league while it lasts: the top-level selfplay section with these keys changed")))
+
+
+@dataclass
 class LearnConfig:
     phases: list[str] = field(default_factory=lambda: list(PHASE_NAMES), metadata=_meta(choices=PHASE_NAMES))
     other: str = field(default="rule", metadata=_meta(doc="agent spec playing the phases not learned"))
@@ -146,6 +157,9 @@ class Config:
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    stages: list[StageConfig] = field(default_factory=list, metadata=_meta(doc=(
+        "optional: the PPO budget in parts run one after another (e.g. against rule, then a league); the "
+        "league's snapshots carry over; budget.decisions defaults to their sum")))
     device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda")))
     threads: int = field(default=1, metadata=_meta(lo=0, doc="torch threads (0 = torch's default); 1 is fastest on a shared 2-core machine"))
 
@@ -248,6 +262,10 @@ def _build(cls, data: Any, prefix: str):
         tp = hints[name]
         if dataclasses.is_dataclass(tp):
             kwargs[name] = _build(tp, value if value is not None else {}, key)
+        elif typing.get_origin(tp) is list and dataclasses.is_dataclass(typing.get_args(tp)[0]):
+            if not isinstance(value, list):
+                raise ConfigError(f"{key}: expected a list of mappings, got {value!r}")
+            kwargs[name] = [_build(typing.get_args(tp)[0], v, f"{key}[{i}]") for i, v in enumerate(value)]
         elif name == "rules" and cls is Config:
             kwargs[name] = _check_rules(value)
         else:
@@ -265,16 +283,23 @@ def _check_rules(value: Any) -> Union[str, dict]:
     return value
 
 
-def _check_consistency(cfg: Config) -> None:
+def _check_and_complete(cfg: Config) -> None:
+    """Checks across keys; fills in budget.decisions from the stages."""
     if not cfg.learn.phases:
         raise ConfigError("learn.phases: must name at least one of ['bidding', 'trump', 'play']")
     if len(set(cfg.learn.phases)) != len(cfg.learn.phases):
         raise ConfigError(f"learn.phases: repeated phase in {cfg.learn.phases}")
     if not cfg.model.hidden:
         raise ConfigError("model.hidden: must list at least one layer width")
-    w = cfg.selfplay.weights
-    if not w or sum(w.values()) <= 0:
-        raise ConfigError("selfplay.weights: at least one weight must be positive")
+    for key, sp in [("selfplay", cfg.selfplay)] + [(f"stages[{i}].selfplay", st.selfplay)
+                                                    for i, st in enumerate(cfg.stages)]:
+        if not sp.weights or sum(sp.weights.values()) <= 0:
+            raise ConfigError(f"{key}.weights: at least one weight must be positive")
+    for i, st in enumerate(cfg.stages):
+        if st.decisions is None:
+            raise ConfigError(f"stages[{i}].decisions: required (the PPO decisions of the stage)")
+    if cfg.stages and cfg.budget.decisions is None:  # the stages are the budget
+        cfg.budget.decisions = sum(st.decisions for st in cfg.stages)
     if cfg.ppo.lr_schedule == "linear" and cfg.budget.decisions is None and cfg.budget.iterations is None:
         raise ConfigError("ppo.lr_schedule: 'linear' decays to 0 over the budget, so budget.decisions or "
                           "budget.iterations must be set (or use 'constant')")
@@ -282,9 +307,23 @@ def _check_consistency(cfg: Config) -> None:
         raise ConfigError("budget: set at least one of budget.decisions, budget.minutes, budget.iterations")
 
 
+def _inherit_selfplay(data: dict[str, Any]) -> dict[str, Any]:
+    """Each stage's ``selfplay`` is the top-level section with the stage's keys changed."""
+    stages, base = data.get("stages"), data.get("selfplay") or {}
+    if not isinstance(stages, list) or not isinstance(base, dict):
+        return data  # _build names what is wrong
+    merged = []
+    for st in stages:
+        own = st.get("selfplay") if isinstance(st, dict) else None
+        if isinstance(st, dict) and (own is None or isinstance(own, dict)):
+            st = {**st, "selfplay": {**base, **(own or {})}}
+        merged.append(st)
+    return {**data, "stages": merged}
+
+
 def config_from_dict(data: dict[str, Any]) -> Config:
-    cfg = _build(Config, data or {}, "")
-    _check_consistency(cfg)
+    cfg = _build(Config, _inherit_selfplay(data or {}), "")
+    _check_and_complete(cfg)
     return cfg
 
 

@@ -35,19 +35,29 @@ class League:
 
     def __init__(self, weights: dict[str, float], max_snapshots: int, sampling: str = "uniform",
                  pfsp_scale: float = 1.0):
+        self.snapshots: list[tuple[int, dict[str, torch.Tensor]]] = []
+        self.margins: dict[str, float] = {}  # member name -> the learner's (decayed) points per hand against it
+        self.margin_hands: dict[str, float] = {}  # member name -> the decayed count of hands behind its margin
+        self.configure(weights, max_snapshots, sampling, pfsp_scale)
+
+    def configure(self, weights: dict[str, float], max_snapshots: int, sampling: str = "uniform",
+                  pfsp_scale: float = 1.0) -> None:
+        """Set the members' weights and the sampling rule (a training stage may change them); the snapshots
+        and margins stay, the oldest snapshots leaving if ``max_snapshots`` shrank."""
         if sampling not in SAMPLINGS:
             raise ValueError(f"sampling: expected one of {', '.join(SAMPLINGS)}, got {sampling!r}")
         self.weights = dict(weights)
         self.max_snapshots = max_snapshots
         self.sampling = sampling
         self.pfsp_scale = float(pfsp_scale)
-        self.snapshots: list[tuple[int, dict[str, torch.Tensor]]] = []
-        self.margins: dict[str, float] = {}  # member name -> the learner's (decayed) points per hand against it
-        self.margin_hands: dict[str, float] = {}  # member name -> the decayed count of hands behind its margin
+        self._prune()
 
     # ------------------------------------------------------------------ membership
     def add_snapshot(self, iteration: int, state_dict: dict[str, torch.Tensor]) -> None:
         self.snapshots.append((iteration, {k: v.detach().cpu().clone() for k, v in state_dict.items()}))
+        self._prune()
+
+    def _prune(self) -> None:
         for it, _ in self.snapshots[: -self.max_snapshots]:
             self.margins.pop(f"snapshot:{it}", None)
             self.margin_hands.pop(f"snapshot:{it}", None)

@@ -9,7 +9,9 @@ is one loop of steps: while the warm start lasts, a step clones one chunk of
 decisions in all; policy by cross-entropy, value head on the hands' returns);
 then a step is one PPO iteration: a rollout of ``env.num_games x
 env.rollout_steps`` decisions on the batch engine against an opponent pool,
-PPO on the learned decisions, a snapshot into the pool now and then. After
+PPO on the learned decisions, a snapshot into the pool now and then (with
+``stages``, the league and the learning rate follow the stage the PPO
+decisions so far are in). After
 every step: TensorBoard scalars, ``latest.pt`` (and periodic checkpoints), and
 an evaluation when due.
 
@@ -45,7 +47,7 @@ from agents.model import ActorCritic, phase_flags
 from agents.rules_check import RulesMismatchError
 
 from .checkpoints import rng_states, save_checkpoint, set_rng_states
-from .config import Config, ConfigError
+from .config import Config, ConfigError, SelfPlayConfig
 from .imitation import TeacherRollout, bc_update
 from .league import League, ladder
 from .ppo import ppo_update
@@ -228,10 +230,30 @@ class Trainer:
         elapsed = base_seconds + time.perf_counter() - started
         return b.minutes is not None and elapsed >= b.minutes * 60
 
+    def stage(self) -> tuple[int, int]:
+        """With ``stages``: the stage the PPO decisions so far are in, and the decisions before it (past the last
+        stage's end, the last one goes on)."""
+        start, decisions, stages = 0, self.counters["decisions"], self.cfg.stages
+        for k, st in enumerate(stages):
+            if decisions < start + st.decisions or k == len(stages) - 1:
+                return k, start
+            start += st.decisions
+        raise ValueError("stage(): the config has no stages")
+
+    def selfplay(self) -> SelfPlayConfig:
+        """The league's settings now: the stage's, or the config's ``selfplay``."""
+        return self.cfg.stages[self.stage()[0]].selfplay if self.cfg.stages else self.cfg.selfplay
+
     def learning_rate(self) -> float:
-        if self.cfg.ppo.lr_schedule == "linear":
-            return self.cfg.ppo.lr * max(1.0 - self.progress_fraction(), 0.02)
-        return self.cfg.ppo.lr
+        """``ppo.lr`` (or the stage's), decayed linearly to 2% over the budget (or the stage) if so scheduled."""
+        ppo = self.cfg.ppo
+        if self.cfg.stages:
+            k, start = self.stage()
+            st = self.cfg.stages[k]
+            lr, done = st.lr or ppo.lr, (self.counters["decisions"] - start) / st.decisions
+        else:
+            lr, done = ppo.lr, self.progress_fraction()
+        return lr * max(1.0 - done, 0.02) if ppo.lr_schedule == "linear" else lr
 
     # ------------------------------------------------------------ steps
     def pretrain_chunk(self) -> dict[str, float]:
@@ -260,6 +282,8 @@ class Trainer:
     def _submit(self, iteration: int) -> Inflight:
         """Start the rollout of ``iteration`` with the current weights and pool."""
         weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+        sp = self.selfplay()
+        self.pool.configure(sp.weights, sp.max_snapshots, sp.sampling, sp.pfsp_scale)
         job = Inflight(iteration, self.counters["iteration"], weights, self.pool.entries())
         return self._resubmit(job)
 
@@ -278,7 +302,7 @@ class Trainer:
         batch = self.rollout.gather(job.handle)
         t1 = time.perf_counter()
         self.inflight = self._submit(it + 1) if cfg.rollout.lag else None  # plays during this update
-        lr = self.learning_rate()
+        lr, stage = self.learning_rate(), self.stage()[0] if cfg.stages else None
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         data = batch.to(self.device)
@@ -297,7 +321,7 @@ class Trainer:
         c["learned_decisions"] += int(s["learned_decisions"])
         c["hands"] += int(s["hands"])
         self.pool.record_rollout(s)
-        if (it + 1) % cfg.selfplay.snapshot_interval == 0:
+        if (it + 1) % self.selfplay().snapshot_interval == 0:
             self.pool.add_snapshot(it + 1, self.model.state_dict())
         out = {f"losses/{k}": v for k, v in stats.items() if k != "minibatches"}
         out.update({
@@ -317,6 +341,8 @@ class Trainer:
             "bidding/contracts_made": s["contracts_made"],
             "bidding/declared_share": s["declared_share"],
         })
+        if stage is not None:
+            out["charts/stage"] = float(stage)
         out.update(self.pool.scalars())
         return out
 
