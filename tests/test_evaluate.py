@@ -1,7 +1,6 @@
 """Duplicate evaluation: same deals at both tables, honest margins, worker-independent results, CLI errors."""
 import json
 import os
-import signal
 import subprocess
 import sys
 
@@ -374,8 +373,10 @@ def test_cli_round_robin_json(tmp_path):
 
 
 class CtrlCAgent(RandomAgent):
-    """``random`` that presses Ctrl-C (SIGINT to its own process) when seeded for chunk ``chunks`` (0-based):
-    the evaluator seeds every agent once at the start of each chunk."""
+    """``random`` that is interrupted as by Ctrl-C when seeded for chunk ``chunks`` (0-based): the evaluator seeds
+    every agent once at the start of each chunk. It raises KeyboardInterrupt, what Python's SIGINT handler raises
+    in the main thread (a signal sent here would be lost where the test runner was started with SIGINT ignored,
+    as background jobs of a shell are)."""
 
     name = "ctrl-c"
 
@@ -386,7 +387,7 @@ class CtrlCAgent(RandomAgent):
     def seed(self, seed=None):
         self.seeded += 1
         if self.seeded > self.chunks:
-            os.kill(os.getpid(), signal.SIGINT)
+            raise KeyboardInterrupt
         super().seed(seed)
 
 
