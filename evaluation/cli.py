@@ -104,11 +104,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     console = Console()
     if len(args.agents) == 2:
         _print_match(console, rr.pairs[0])
-        payload = rr.pairs[0].to_dict()
+        payload = {**rr.pairs[0].to_dict(), "complete": rr.complete}  # a round robin's to_dict carries it
     else:
         _print_round_robin(console, rr)
         payload = rr.to_dict()
-    payload["complete"] = rr.complete
     if not rr.complete:
         played = ", ".join(f"{m.agents[0]} vs {m.agents[1]} {m.deals}" for m in rr.pairs)
         print(f"evaluate.py: interrupted: the results above are over the deals finished ({played} of "

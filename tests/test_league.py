@@ -233,4 +233,3 @@ def test_stages_switch_league_and_learning_rate_on_schedule_and_resume_exactly(t
     # logged after each iteration: snapshot 2 joined at the end of iteration 2, which played current alone
     assert at["league/weight/current"][1280] == at["league/weight/snapshot_2"][1920] == pytest.approx(0.5)
     assert set(a["pool"]["margins"]) == {"rule", "snapshot:2"}  # rule in iteration 1, snapshot 2 in iteration 3
-
