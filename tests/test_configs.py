@@ -11,7 +11,8 @@ from training import cli
 from training.config import load_config
 
 PRESET_CONFIGS = {"classic": "classic", "classic_next": "classic", "syrian41_clone": "syrian41",
-                  "hearts41_base": "hearts41", "syrian41": "syrian41", "hearts41": "hearts41",
+                  "hearts41_base": "hearts41", "syrian41": "syrian41", "syrian41_chain": "syrian41",
+                  "hearts41": "hearts41",
                   "trump_by_card": "trump_by_card"}
 SHORT = ["env.num_games=8", "env.rollout_steps=80", "ppo.minibatch_size=256", "pretrain.steps=80",
          "pretrain.minibatch_size=128", "budget.iterations=2", "budget.minutes=null", "eval.interval=2",
