@@ -9,6 +9,17 @@ import torch
 
 torch.set_num_threads(1)
 
+# Rules no shipped agent is trained for (every preset has one): trump_by_card with hearts always trump.
+UNSHIPPED = "preset: trump_by_card\ntrump: hearts\n"
+
+
+@pytest.fixture
+def unshipped_rules(tmp_path):
+    """Path of a rules file (``unshipped.yaml``) that no shipped agent is trained for: its rules are ``custom``."""
+    path = tmp_path / "unshipped.yaml"
+    path.write_text(UNSHIPPED, encoding="utf-8")
+    return str(path)
+
 
 @pytest.fixture(scope="module")
 def ray_session():

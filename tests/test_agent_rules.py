@@ -64,9 +64,10 @@ def test_ppo_is_the_shipped_agent_for_the_rules(tmp_path, monkeypatch):
     assert agents.load("ppo", rules="classic").name == "classic.pt"
     assert agents.resolve("ppo", CLASSIC) == (str(ROOT / "checkpoints" / "classic.pt"), False)
     assert agents.load("ppo", rules="hearts41").name == "hearts41.pt"
+    assert agents.load("ppo", rules="trump_by_card").name == "trump_by_card.pt"
     with pytest.raises(agents.AgentSpecError, match="cannot load agent 'ppo': no shipped agent is trained for "
-                                                    "rules trump_by_card"):
-        agents.load("ppo", rules="trump_by_card")
+                                                    "rules custom"):
+        agents.load("ppo", rules={"preset": "trump_by_card", "trump": "hearts"})
     shutil.copy(SHIPPED, tmp_path / "default.pt")
     with pytest.raises(agents.AgentSpecError, match="no shipped agent is trained for rules syrian41"):
         monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
@@ -137,14 +138,14 @@ def _play(*args: str) -> tuple[str, int]:
                        events={r"(Your play|Your bid|Name trump) \[legal": "quit\n"}, timeout=60)
 
 
-def test_play_seats_the_agent_trained_for_the_rules_else_rule_and_says_so():
+def test_play_seats_the_agent_trained_for_the_rules_else_rule_and_says_so(unshipped_rules):
     text, status = _play("--rules", "classic")
     assert status == 0 and "Partner: classic · opponents: classic, classic" in text
     assert "No shipped agent" not in text
     text, status = _play("--rules", "hearts41")
     assert status == 0 and "Partner: hearts41 · opponents: hearts41, hearts41" in text
-    text, status = _play("--rules", "trump_by_card")
-    assert status == 0 and "No shipped agent is trained for rules trump_by_card; playing 'rule' instead." in text
+    text, status = _play("--rules", unshipped_rules)
+    assert status == 0 and "No shipped agent is trained for rules unshipped.yaml; playing 'rule' instead." in text
     assert "Partner: rule · opponents: rule, rule" in text
 
 

@@ -318,11 +318,11 @@ def test_cli_says_which_shipped_file_ppo_is():
     assert "random is" not in p.stdout
 
 
-def test_cli_ppo_without_a_shipped_agent_is_a_clear_error():
-    p = run_cli("ppo", "rule", "--deals", "2", "--rules", "trump_by_card")
+def test_cli_ppo_without_a_shipped_agent_is_a_clear_error(unshipped_rules):
+    p = run_cli("ppo", "rule", "--deals", "2", "--rules", unshipped_rules)
     assert p.returncode == 2 and "Traceback" not in p.stderr and p.stdout == ""
     assert len(p.stderr.strip().splitlines()) == 1
-    assert "no shipped agent is trained for rules trump_by_card" in p.stderr
+    assert "no shipped agent is trained for rules custom" in p.stderr
 
 
 def test_cli_bad_rules_file_content(tmp_path):

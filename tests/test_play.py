@@ -625,16 +625,18 @@ def test_hand_is_sorted_by_suit_with_red_hearts_and_diamonds():
     assert tui.Glyphs("ascii").hand([38, 51]).plain == "S A   H A"
 
 
-def test_default_players_are_the_shipped_agent_for_the_rules_else_rule(tmp_path, monkeypatch):
+def test_default_players_are_the_shipped_agent_for_the_rules_else_rule(tmp_path, monkeypatch, unshipped_rules):
     from agents import shipped
     from playing import cli as play
     from tarneeb_env import make_rules
 
-    classic, by_card = make_rules("classic"), make_rules("trump_by_card")
+    classic = make_rules("classic")
     assert play.default_agent_spec(classic, "classic") == (str(shipped.SHIPPED_DIR / "classic.pt"), None)
     assert play.default_agent_spec(make_rules("syrian41"), "syrian41") == (str(shipped.SHIPPED_DIR / "syrian41.pt"), None)
-    spec, note = play.default_agent_spec(by_card, "trump_by_card")
-    assert spec == "rule" and note == "No shipped agent is trained for rules trump_by_card; playing 'rule' instead."
+    assert play.default_agent_spec(make_rules("trump_by_card"), "trump_by_card") == (
+        str(shipped.SHIPPED_DIR / "trump_by_card.pt"), None)
+    spec, note = play.default_agent_spec(make_rules(unshipped_rules), "unshipped.yaml")
+    assert spec == "rule" and note == "No shipped agent is trained for rules unshipped.yaml; playing 'rule' instead."
     monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
     assert play.default_agent_spec(classic, "classic")[0] == "rule"
     (tmp_path / "default.pt").write_bytes(b"")

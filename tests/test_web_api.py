@@ -444,11 +444,13 @@ def test_paths_outside_the_replay_dir_are_refused(tmp_path):
 
 
 # ------------------------------------------------------------------ the command line
-def test_default_agents_are_the_shipped_one_for_the_rules_and_rule_otherwise():
+def test_default_agents_are_the_shipped_one_for_the_rules_and_rule_otherwise(unshipped_rules, capsys):
     assert cli.default_spec(make_rules("classic"), "classic") == str(shipped.SHIPPED_DIR / "classic.pt")
-    for preset in ("syrian41", "hearts41"):
+    for preset in ("syrian41", "hearts41", "trump_by_card"):
         assert cli.default_spec(make_rules(preset), preset) == str(shipped.SHIPPED_DIR / f"{preset}.pt")
-    assert cli.default_spec(make_rules("trump_by_card"), "trump_by_card") == "rule"
+    assert capsys.readouterr().out == ""
+    assert cli.default_spec(make_rules(unshipped_rules), "unshipped.yaml") == "rule"
+    assert capsys.readouterr().out == "No shipped agent is trained for rules unshipped.yaml; playing 'rule' instead.\n"
 
 
 @pytest.mark.parametrize("args, message", [
@@ -466,22 +468,22 @@ def test_bad_command_line_says_what_is_wrong(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address():
+def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address(unshipped_rules):
     import httpx
 
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "play.py", "--web", "--port", "0", "--rules", "trump_by_card", "--seed", "1"],
+    proc = subprocess.Popen([sys.executable, "play.py", "--web", "--port", "0", "--rules", unshipped_rules, "--seed", "1"],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         note = proc.stdout.readline()
-        assert note.strip() == "No shipped agent is trained for rules trump_by_card; playing 'rule' instead."
+        assert note.strip() == "No shipped agent is trained for rules unshipped.yaml; playing 'rule' instead."
         first = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
         assert url, first
         second = proc.stdout.readline()
         assert "partner rule · opponents rule" in second
         r = httpx.get(url.group(0) + "api/config", timeout=10)
-        assert r.json()["rules"] == "trump_by_card" and r.json()["target"] == 31
+        assert r.json()["rules"] == "unshipped.yaml" and r.json()["target"] == 31
         assert "default-src 'self'" in httpx.get(url.group(0), timeout=10).headers["content-security-policy"]
     finally:
         proc.terminate()
