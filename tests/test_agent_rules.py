@@ -60,14 +60,14 @@ def test_a_checkpoint_for_its_own_rules_loads_without_a_word():
         assert agents.load("rule", rules=SYRIAN).rules is None  # baselines play any rules
 
 
-def test_ppo_is_the_shipped_agent_for_the_rules(tmp_path, monkeypatch):
+def test_ppo_is_the_shipped_agent_for_the_rules(tmp_path, monkeypatch, unshipped_rules):
     assert agents.load("ppo", rules="classic").name == "classic.pt"
     assert agents.resolve("ppo", CLASSIC) == (str(ROOT / "checkpoints" / "classic.pt"), False)
     assert agents.load("ppo", rules="hearts41").name == "hearts41.pt"
     assert agents.load("ppo", rules="trump_by_card").name == "trump_by_card.pt"
     with pytest.raises(agents.AgentSpecError, match="cannot load agent 'ppo': no shipped agent is trained for "
                                                     "rules custom"):
-        agents.load("ppo", rules={"preset": "trump_by_card", "trump": "hearts"})
+        agents.load("ppo", rules=unshipped_rules)
     shutil.copy(SHIPPED, tmp_path / "default.pt")
     with pytest.raises(agents.AgentSpecError, match="no shipped agent is trained for rules syrian41"):
         monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)

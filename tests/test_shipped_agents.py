@@ -17,10 +17,10 @@ SHIPPED = sorted(str(p.relative_to(SHIPPED_DIR))
 FLOOR = {"classic": 15.0, "syrian41": 15.0, "hearts41": 15.0, "trump_by_card": 2.0}
 
 
-def test_every_preset_has_its_shipped_agent_and_custom_rules_none():
+def test_every_preset_has_its_shipped_agent_and_custom_rules_none(unshipped_rules):
     presets = ("classic", "syrian41", "hearts41", "trump_by_card")
     assert {p: shipped_checkpoint(p) for p in presets} == {p: str(SHIPPED_DIR / f"{p}.pt") for p in presets}
-    assert shipped_checkpoint({"preset": "trump_by_card", "trump": "hearts"}) is None
+    assert shipped_checkpoint(unshipped_rules) is None
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -96,9 +96,9 @@ def test_invalid_yaml_in_the_config_file_is_one_line(tmp_path):
                                   "learn.other=" + SHIPPED, "eval.opponents=[rule, ppo]",
                                   "pretrain.teacher=" + SHIPPED,
                                   "stages=[{decisions: 10, selfplay: {weights: {'" + SHIPPED + "': 1.0}}}]"])
-def test_a_run_refuses_agents_made_for_other_rules_before_training(tmp_path, capsys, no_trainer, item):
+def test_a_run_refuses_agents_made_for_other_rules_before_training(tmp_path, capsys, no_trainer, item, unshipped_rules):
     got = _one_error_line(capsys, ["--config", SMOKE, "--run-dir", str(tmp_path / "r"),
-                                   "--set", "rules={preset: trump_by_card, trump: hearts}",
+                                   "--set", f"rules={unshipped_rules}",
                                    "--set", "learn.phases=[play]", "--set", item])
     assert "trained for rules classic, but the game's rules are custom" in got or \
         "no shipped agent is trained for rules custom" in got
