@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import torch
 
-from tarneeb_env import OBS_VERSION, Rules
+from tarneeb_env import OBS_SIZE, OBS_VERSION, Rules
 
 from .model import ActorCritic, PolicyAgent
 
@@ -87,13 +87,29 @@ def load_checkpoint(path: str) -> dict[str, Any]:
             f"{path}: checkpoint format version {data.get('format_version')!r}, but this code reads version "
             f"{FORMAT_VERSION}; use the tarneeb-rl version that wrote it, or retrain with this one"
         )
-    if data.get("obs_version") != OBS_VERSION:
+    if data.get("obs_version") == 1 and isinstance(data.get("model"), dict) and isinstance(data.get("state_dict"), dict):
+        data = upgrade_layout_1(data)
+    elif data.get("obs_version") != OBS_VERSION:
         raise CheckpointError(
             f"{path}: written for observation layout version {data.get('obs_version')!r}, but this code's "
             f"OBS_VERSION is {OBS_VERSION} (the network would read the wrong inputs); use the tarneeb-rl version "
             "that wrote it, or retrain with this one"
         )
     return data
+
+
+def upgrade_layout_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A layout-1 network on today's layout: layout 2 appended the ``voids`` block, so the first layers (the
+    policy trunk's, and the privileged critic's, whose hidden-hand inputs follow the observation) get zero
+    weights for it. The network plays exactly as before, and a run started from it (``pretrain.init``) can
+    learn to use the block. ``obs_version`` stays 1: a training run of that layout is not resumed."""
+    old, new = int(data["model"].get("obs_size", OBS_SIZE - 16)), OBS_SIZE
+    state = dict(data["state_dict"])
+    for key in ("trunk.0.weight", "critic_trunk.0.weight"):
+        w = state.get(key)
+        if isinstance(w, torch.Tensor) and w.dim() == 2 and w.shape[1] >= old:
+            state[key] = torch.cat([w[:, :old], w.new_zeros(w.shape[0], new - old), w[:, old:]], dim=1)
+    return {**data, "model": {**data["model"], "obs_size": new}, "state_dict": state}
 
 
 def require_keys(data: dict[str, Any], path: str, keys, purpose: str) -> None:

@@ -1,13 +1,13 @@
 """The actor-critic network shared by all four seats, and the agent that plays it.
 
-One MLP trunk reads the 678-float observation; a policy head gives 70 logits and
+One MLP trunk reads the 694-float observation; a policy head gives 70 logits and
 a value head the expected rest-of-hand reward (scaled by ``reward_scale``). With
 ``critic="privileged"`` the value comes from a separate MLP that also reads the
 other seats' cards (:mod:`tarneeb_env.privileged`), during training only: the
 policy's inputs stay the seat's observation, so a table never needs them.
 With ``canonical_trump=True`` the network sees every deal with the trump suit
-relabelled as hearts (trump and hearts swapped in each card block and in the card
-and trump actions; deals whose trump is not yet known as they are): what it learns
+relabelled as hearts (trump and hearts swapped in each card block, the trump and
+voids blocks, and the card and trump actions; deals whose trump is not yet known as they are): what it learns
 about trumps is learned once instead of once per suit, and a network trained
 where hearts are always trump (``hearts41``) plays where the trump is turned up
 (``syrian41``). Illegal actions are masked to a large negative logit (not ``-inf``, so that
@@ -35,6 +35,7 @@ PHASE_NAMES = ("bidding", "trump", "play")
 CRITICS = ("shared", "privileged")
 _PHASE = OFFSETS["phase"]
 _TRUMP = OFFSETS["trump"]
+_VOIDS = OFFSETS["voids"]
 HEARTS = 2
 _CARD_BLOCKS = ("hand", "played", "trick", "exposed")  # the observation's blocks of 52 card bits
 
@@ -55,6 +56,8 @@ def suit_swaps() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 for base in range(OFFSETS[name], OFFSETS[name] + size, NUM_CARDS):
                     obs[t, base + card] = base + swapped
         obs[t, _TRUMP + np.arange(4)] = _TRUMP + suit
+        for r in range(4):
+            obs[t, _VOIDS + 4 * r + np.arange(4)] = _VOIDS + 4 * r + suit
         act[t, card] = swapped
         act[t, TRUMP_BASE + np.arange(4)] = TRUMP_BASE + suit
         for base in range(0, PRIV_SIZE, NUM_CARDS):

@@ -67,7 +67,7 @@ class Tables(Protocol):
         """int8 (n, 70) action masks of the given tables."""
 
     def observations(self, tables: Sequence[int]) -> Sequence[Optional[np.ndarray]]:
-        """The observation rows (float32 (678,), or None where not encoded) of the given tables, the agent's to keep."""
+        """The observation rows (float32 (694,), or None where not encoded) of the given tables, the agent's to keep."""
 
     def views(self, tables: Sequence[int]) -> list:
         """The :class:`~tarneeb_env.PlayerView` of the seat to act at each of the given tables."""

@@ -1,6 +1,6 @@
 """The network's input layer, computed from the non-zero inputs only.
 
-About 7% of the observation's 678 inputs are non-zero in a typical decision (13 own cards
+About 7% of the observation's 694 inputs are non-zero in a typical decision (13 own cards
 at most, the cards played so far, a few auction and trick bits), and the input layer holds
 two thirds of a 256x256 network's weights, so on CPU this layer's product and weight gradient
 run as loops over the non-zero entries: each row adds the weight columns of its non-zero inputs,

@@ -60,7 +60,7 @@ class BatchEnv:
     """N Tarneeb games; every :meth:`step` takes one action per game, for its seat to act.
 
     ``step`` returns ``(obs, mask, seat, rewards, done, records)``: the next
-    decision of every game (float32 (N, 678) observation of the seat to act,
+    decision of every game (float32 (N, 694) observation of the seat to act,
     int8 (N, 70) action mask, int64 (N,) seat), float32 (N, 4) rewards per
     absolute seat for games whose deal ended, bool (N,) episode ended (that
     game has already auto-reset; ``be.truncated`` tells which of them hit

@@ -41,8 +41,8 @@ SUIT_BITS = np.int64(0x1FFF)
 _HAND, _PLAYED, _TRICK, _BIDS = ob.HAND, ob.PLAYED, ob.TRICK, ob.BIDS
 _PASSED, _PASS_AT, _DECLARER, _CONTRACT = ob.PASSED, ob.PASS_AT, ob.DECLARER, ob.CONTRACT
 _TRUMP, _EXPOSED, _TRICKS_TEAM, _TRICKS_SEAT = ob.TRUMP, ob.EXPOSED, ob.TRICKS_TEAM, ob.TRICKS_SEAT
-_SCORES, _SEAT_SCORES, _TARGET, _DEALER, _PHASE, _LEADER = (
-    ob.SCORES, ob.SEAT_SCORES, ob.TARGET, ob.DEALER, ob.PHASE, ob.LEADER,
+_SCORES, _SEAT_SCORES, _TARGET, _DEALER, _PHASE, _LEADER, _VOIDS = (
+    ob.SCORES, ob.SEAT_SCORES, ob.TARGET, ob.DEALER, ob.PHASE, ob.LEADER, ob.VOIDS,
 )
 
 
@@ -393,6 +393,8 @@ def write_obs_row(st, auc, plays, i, o, rv, row):
         r = (s - o) & 3
         row[_TRICKS_SEAT + r] = st[i, TBS0 + s] / 13.0
         row[_SEAT_SCORES + r] = st[i, SSCORE0 + s] / target
+        for u in range(4):
+            row[_VOIDS + r * 4 + u] = (st[i, VOID0 + s] >> u) & 1
     row[_TARGET] = target / 100.0
     row[_DEALER + ((st[i, DEALER] - o) & 3)] = 1.0
     row[_PHASE + st[i, PHASE]] = 1.0

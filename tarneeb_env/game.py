@@ -254,6 +254,8 @@ class TarneebGame:
             led = trick[0][1] // 13
             if card // 13 != led:  # failed to follow: everyone now knows the seat holds none of the suit led
                 self.voids[seat] |= 1 << led
+                if self.writer is not None:
+                    self.writer.on_void(seat, led)
         else:
             led = card // 13
         play = (seat, card)

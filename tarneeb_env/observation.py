@@ -27,6 +27,9 @@ block              size  content
 ``dealer``            4  relative seat of the dealer
 ``phase``             4  bidding, trump, play, done
 ``leader``            4  relative seat that led (or leads) the current trick
+``voids``            16  4 x 4: [r, u] = 1 once seat r has failed to follow suit u
+                         (so holds none of it): what ``played`` cannot tell, since
+                         it does not say which cards fell in one trick
 =================  ====  =====================================================
 
 Nothing in it depends on cards another seat still holds. The writer keeps one
@@ -56,6 +59,7 @@ LAYOUT = (
     ("dealer", 4),
     ("phase", 4),
     ("leader", 4),
+    ("voids", 16),
 )
 OFFSETS: dict[str, int] = {}
 _o = 0
@@ -63,15 +67,15 @@ for _name, _size in LAYOUT:
     OFFSETS[_name] = _o
     _o += _size
 OBS_SIZE = _o
-assert OBS_SIZE == 678, OBS_SIZE
-OBS_VERSION = 1  # bump whenever the layout changes; checkpoints record it
+assert OBS_SIZE == 694, OBS_SIZE
+OBS_VERSION = 2  # bump whenever the layout changes; checkpoints record it (2 added ``voids`` at the end)
 
 HAND, PLAYED, TRICK = OFFSETS["hand"], OFFSETS["played"], OFFSETS["trick"]
 BIDS, PASSED, PASS_AT = OFFSETS["bids"], OFFSETS["passed"], OFFSETS["pass_at"]
 DECLARER, CONTRACT, TRUMP, EXPOSED = OFFSETS["declarer"], OFFSETS["contract"], OFFSETS["trump"], OFFSETS["exposed"]
 TRICKS_TEAM, TRICKS_SEAT = OFFSETS["tricks_team"], OFFSETS["tricks_seat"]
 SCORES, SEAT_SCORES, TARGET = OFFSETS["scores"], OFFSETS["seat_scores"], OFFSETS["target"]
-DEALER, PHASE, LEADER = OFFSETS["dealer"], OFFSETS["phase"], OFFSETS["leader"]
+DEALER, PHASE, LEADER, VOIDS = OFFSETS["dealer"], OFFSETS["phase"], OFFSETS["leader"], OFFSETS["voids"]
 
 # REL[o][s]: relative seat of absolute seat s seen by observer o.
 REL = tuple(tuple((s - o) % 4 for s in range(4)) for o in range(4))
@@ -159,6 +163,9 @@ class ObservationWriter:
             row = o * OBS_SIZE
             flat[row + PLAYED + rel] = 1.0
             flat[row + TRICK + rel] = 1.0
+
+    def on_void(self, seat: int, suit: int) -> None:
+        self._set_all(VOIDS, seat, 4, suit)
 
     def on_trick_end(self, winner: int, cards, tricks_won, tricks_by_seat) -> None:
         buf = self.buf

@@ -8,7 +8,7 @@ functions of :mod:`tarneeb_env.rules_core`); this module is the thin adapter.
 |---|---|
 | Agents | ``player_0`` .. ``player_3`` (= seats, in turn order; teams 0&2, 1&3) |
 | Actions | ``Discrete(70)`` |
-| Observation | ``{"observation": float32[678], "action_mask": int8[70]}`` |
+| Observation | ``{"observation": float32[694], "action_mask": int8[70]}`` |
 | Import | ``from tarneeb_env import env, raw_env`` or ``pettingzoo.make("aec", "tarneeb_v0")`` |
 
 ## Arguments

@@ -9,7 +9,7 @@ import pytest
 
 import evaluation
 from agents import Agent, RandomAgent
-from tarneeb_env import PASS
+from tarneeb_env import OBS_SIZE, PASS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUIT_BITS = 13
@@ -54,7 +54,7 @@ class ActBatchCounter(RandomAgent):
     def act_batch(self, observations, views):
         self.batch_sizes.append(len(observations))
         for o, v in zip(observations, views):
-            assert o["observation"].shape == (678,)
+            assert o["observation"].shape == (OBS_SIZE,)
             assert list(np.flatnonzero(o["action_mask"])) == list(v.legal_actions)
         return super().act_batch(observations, views)
 

@@ -217,7 +217,7 @@ def test_auto_backend_uses_the_process_only_with_two_free_cpus_and_enough_shared
     monkeypatch.setattr(os, "statvfs", lambda path: capped)
     big = load_config("configs/default.yaml")
     assert trainer_mod.default_backend(big) == "local"
-    with pytest.raises(RolloutProcessError, match=r"needs 88 MB of shared memory .* /dev/shm has 64 MB free; "
+    with pytest.raises(RolloutProcessError, match=r"needs 90 MB of shared memory .* /dev/shm has 64 MB free; "
                                                   r"enlarge it \(docker run --shm-size=...\) or set rollout.backend: local"):
         ProcessRollout(big, big.make_rules()).submit({}, [], 0)
 

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from agents.model import ActorCritic
+from tarneeb_env import OBS_SIZE
 from training.batch import Batch
 from training.config import Config, load_config
 from training.league import League
@@ -63,7 +64,7 @@ def test_two_workers_return_local_data_in_worker_order(baseline, setup):
     for f in FIELDS:
         assert getattr(baseline, f).dtype == getattr(parts[0], f).dtype
     assert_same(baseline, merge_results(parts, 0.0))
-    assert baseline.obs.shape == (sum(len(p.actions) for p in parts), 678)
+    assert baseline.obs.shape == (sum(len(p.actions) for p in parts), OBS_SIZE)
     assert baseline.stats["decisions"] == 2 * 6 * 70
     assert baseline.stats["workers"] == 2.0
     assert set(parts[0].stats) <= set(baseline.stats)
@@ -129,7 +130,7 @@ def test_worker_seeds_depend_on_seed_and_index_only():
 def test_merge_adds_counts_and_weights_rates_by_hands():
     def part(n, hands, reward, bid):
         arr = np.full(n, n, dtype=np.float32)
-        return Batch(np.zeros((n, 678), np.float32), np.zeros((n, 70), bool), arr.astype(np.int64),
+        return Batch(np.zeros((n, OBS_SIZE), np.float32), np.zeros((n, 70), bool), arr.astype(np.int64),
                              arr, arr, arr, arr,
                              {"decisions": 10.0 * n, "learned_decisions": float(n), "hands": hands,
                               "mean_hand_reward": reward, "avg_bid": bid, "contracts_made": bid,

@@ -126,3 +126,18 @@ def test_an_override_in_the_pool_is_one_warning_line_however_often_it_is_loaded(
                        "--set", f"selfplay.weights={{current: 0.5, '{spec}': 0.5}}"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"train.py: warning: agent '{spec}' was trained for rules classic")
+
+
+def test_resume_of_a_run_on_an_older_observation_layout_says_to_start_from_its_weights(tmp_path, capsys, no_trainer):
+    """A layout-1 run's network loads (upgraded) to play or to start a run from, but its optimizer and snapshots
+    have the old layout's shapes: --resume refuses in one line and says what to do instead."""
+    import torch
+
+    run = tmp_path / "old"
+    run.mkdir()
+    data = torch.load(SHIPPED, weights_only=True)  # written on layout 1
+    assert data["obs_version"] == 1
+    torch.save({**data, "optimizer": {}, "pool": {}, "rng": {}}, run / "latest.pt")
+    assert _one_error_line(capsys, ["--resume", str(run)]) == (
+        f"--resume {run}: the run was trained on observation layout 1, this code's is 2, so it cannot be continued; "
+        f"start a new run from its weights (pretrain.init: {run / 'latest.pt'})")
