@@ -34,11 +34,6 @@ def _lib():
     return _dds
 
 
-def set_threads(n: int) -> None:
-    """Let DDS solve on at most ``n`` threads (a trainer keeps to its ``threads`` setting)."""
-    _lib().SetMaxThreads(int(n))
-
-
 def require() -> None:
     """Raise ImportError with the install hint now, rather than at the first decision."""
     _lib()

@@ -6,9 +6,7 @@ gives the torch tensors on the learner's device that the PPO and cloning
 losses read. Warm-start (teacher) rows have no behaviour policy: their
 ``logp`` and ``values`` are 0, so ``advantages`` equal ``returns``. ``priv``
 (the other seats' cards at each decision) is there only for a privileged
-critic (``model.critic: privileged``), ``regret`` (each action's loss) only for
-a warm start that learns from double-dummy values (``pretrain.target: dd``);
-they are ``None`` otherwise.
+critic (``model.critic: privileged``); it is ``None`` otherwise.
 """
 from __future__ import annotations
 
@@ -20,12 +18,11 @@ import numpy as np
 import torch
 
 DATA = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
-OPTIONAL = ("priv", "regret")
 
 
 @dataclass
 class Batch:
-    obs: Any  # (B, 694) float32
+    obs: Any  # (B, 678) float32
     mask: Any  # (B, 70) bool
     actions: Any  # (B,) int64
     logp: Any  # (B,) float32 behaviour log-probability
@@ -34,11 +31,10 @@ class Batch:
     returns: Any  # (B,) float32 value targets (reward * reward_scale)
     stats: dict[str, float] = field(default_factory=dict)  # the collection's figures (rollouts only)
     priv: Any = None  # (B, 156) float32 hidden hands, for a privileged critic only
-    regret: Any = None  # (B, 70) float32 each action's loss against the best (pretrain.target: dd only)
 
     def fields(self) -> tuple[str, ...]:
         """The row fields this batch holds."""
-        return DATA + tuple(f for f in OPTIONAL if getattr(self, f) is not None)
+        return DATA if self.priv is None else DATA + ("priv",)
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -56,13 +52,11 @@ class Batch:
         def rows(x):
             return x.index_select(0, idx)
 
-        return Batch(*(rows(getattr(self, f)) for f in DATA),
-                     **{f: None if getattr(self, f) is None else rows(getattr(self, f)) for f in OPTIONAL})
+        return Batch(*(rows(getattr(self, f)) for f in DATA), priv=None if self.priv is None else rows(self.priv))
 
     @staticmethod
     def concat(batches: Sequence[Batch], stats: dict[str, float]) -> Batch:
         """The rows of ``batches`` in order (numpy), with ``stats``."""
-        optional = {f: None if getattr(batches[0], f) is None else np.concatenate([getattr(b, f) for b in batches])
-                    for f in OPTIONAL}
-        return Batch(*(np.concatenate([getattr(b, f) for b in batches]) for f in DATA), stats=stats, **optional)
+        priv = None if batches[0].priv is None else np.concatenate([b.priv for b in batches])
+        return Batch(*(np.concatenate([getattr(b, f) for b in batches]) for f in DATA), stats=stats, priv=priv)
 

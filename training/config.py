@@ -16,11 +16,9 @@ from typing import Any, Optional, Union
 import yaml
 
 from agents.model import CRITICS, PHASE_NAMES
-from tarneeb_env import Rules, make_rules
-
-from .imitation import TARGETS
 
 SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
+from tarneeb_env import Rules, make_rules
 
 
 class ConfigError(ValueError):
@@ -100,9 +98,6 @@ class PretrainConfig:
                       "from: its policy, and its critic when of the same kind (then cloning, if any, continues it); "
                       "append ?rules=any to start from an agent of other rules (transfer: the card play carries over)"))
     teacher: str = field(default="rule", metadata=_meta(doc="agent spec whose decisions the policy clones"))
-    target: str = field(default="action", metadata=_meta(choices=TARGETS, doc="what the policy learns from the "
-                        "teacher's games: its actions, or (dd) each card's double-dummy trick loss on the actual deal "
-                        "in card play (the teacher's actions elsewhere); dd needs endplay"))
     decisions: int = field(default=0, metadata=_meta(lo=0, doc="teacher decisions to clone (0 = no warm start)"))
     steps: int = field(default=512, metadata=_meta(lo=64, doc="decisions per game per chunk (env.num_games games); "
                                                               "decisions of hands left unfinished are dropped"))

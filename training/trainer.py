@@ -261,8 +261,7 @@ class Trainer:
         cfg, p, c = self.cfg, self.cfg.pretrain, self.counters
         if self.teacher is None:
             self.teacher = TeacherRollout(p.teacher, self.rules, cfg.env.num_games, p.steps, cfg.ppo.reward_scale,
-                                          cfg.ppo.gamma, phase_flags(cfg.learn.phases), self.model.privileged,
-                                          p.target, cfg.threads)
+                                          cfg.ppo.gamma, phase_flags(cfg.learn.phases), self.model.privileged)
         seed = chunk_seed(cfg.env.seed, c["pretrain_chunks"])
         t0 = time.perf_counter()
         data = self.teacher.collect(seed).to(self.device)
