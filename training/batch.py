@@ -22,7 +22,7 @@ DATA = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
 
 @dataclass
 class Batch:
-    obs: Any  # (B, 678) float32
+    obs: Any  # (B, 694) float32
     mask: Any  # (B, 70) bool
     actions: Any  # (B,) int64
     logp: Any  # (B,) float32 behaviour log-probability
