@@ -87,7 +87,7 @@ def load_checkpoint(path: str) -> dict[str, Any]:
             f"{path}: checkpoint format version {data.get('format_version')!r}, but this code reads version "
             f"{FORMAT_VERSION}; use the tarneeb-rl version that wrote it, or retrain with this one"
         )
-    if data.get("obs_version") == 1 and isinstance(data.get("model"), dict) and isinstance(data.get("state_dict"), dict):
+    if data.get("obs_version") == 1 and all(isinstance(data.get(k), dict) for k in ("model", "state_dict")):
         data = upgrade_layout_1(data)
     elif data.get("obs_version") != OBS_VERSION:
         raise CheckpointError(
