@@ -17,6 +17,7 @@ from typing import Any, Optional
 import torch
 
 from tarneeb_env import OBS_SIZE, OBS_VERSION, Rules
+from tarneeb_env.observation import OFFSETS
 
 from .model import ActorCritic, PolicyAgent
 
@@ -24,6 +25,7 @@ FORMAT = "tarneeb-rl-checkpoint"
 FORMAT_VERSION = 1
 # What playing a checkpoint reads; a training checkpoint holds more (see training.checkpoints).
 AGENT_KEYS = ("rules", "learn", "model", "state_dict")
+LAYOUT_1_SIZE = OFFSETS["voids"]  # layout 1 was today's layout up to the voids block
 USE_INSTEAD = "use a .pt written by train.py (runs/<name>/latest.pt) or by train.py --export"
 
 
@@ -103,7 +105,7 @@ def upgrade_layout_1(data: dict[str, Any]) -> dict[str, Any]:
     policy trunk's, and the privileged critic's, whose hidden-hand inputs follow the observation) get zero
     weights for it. The network plays exactly as before, and a run started from it (``pretrain.init``) can
     learn to use the block. ``obs_version`` stays 1: a training run of that layout is not resumed."""
-    old, new = int(data["model"].get("obs_size", OBS_SIZE - 16)), OBS_SIZE
+    old, new = LAYOUT_1_SIZE, OBS_SIZE
     state = dict(data["state_dict"])
     for key in ("trunk.0.weight", "critic_trunk.0.weight"):
         w = state.get(key)

@@ -7,8 +7,9 @@ other seats' cards (:mod:`tarneeb_env.privileged`), during training only: the
 policy's inputs stay the seat's observation, so a table never needs them.
 With ``canonical_trump=True`` the network sees every deal with the trump suit
 relabelled as hearts (trump and hearts swapped in each card block, the trump and
-voids blocks, and the card and trump actions; deals whose trump is not yet known as they are): what it learns
-about trumps is learned once instead of once per suit, and a network trained
+voids blocks, and the card and trump actions; deals whose trump is not yet known
+as they are): what it learns about trumps is learned once instead of once per
+suit, and a network trained
 where hearts are always trump (``hearts41``) plays where the trump is turned up
 (``syrian41``). Illegal actions are masked to a large negative logit (not ``-inf``, so that
 ``p * log p`` stays 0 in the entropy) before sampling, in the loss and in the
