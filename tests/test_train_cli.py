@@ -141,3 +141,19 @@ def test_resume_of_a_run_on_an_older_observation_layout_says_to_start_from_its_w
     assert _one_error_line(capsys, ["--resume", str(run)]) == (
         f"--resume {run}: the run was trained on observation layout 1, this code's is 2, so it cannot be continued; "
         f"start a new run from its weights (pretrain.init: {run / 'latest.pt'})")
+
+
+def test_a_trainer_given_a_layout_1_run_to_resume_refuses_it_before_building_anything(tmp_path):
+    """The same refusal for library code that builds the Trainer itself (no CLI in between)."""
+    import torch
+
+    from training import Trainer
+
+    data = torch.load(SHIPPED, weights_only=True)
+    run = tmp_path / "old"
+    with pytest.raises(ConfigError) as e:
+        Trainer(load_config(SMOKE), str(run), resume={**data, "optimizer": {}, "pool": {}, "rng": {}}, progress=False)
+    assert str(e.value) == (f"resume {run}: the run was trained on observation layout 1, this code's is 2, so it "
+                            f"cannot be continued; start a new run from its weights (pretrain.init: "
+                            f"{run / 'latest.pt'})")
+    assert not run.exists()

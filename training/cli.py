@@ -10,7 +10,6 @@ import yaml
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
 from agents.rules_check import warnings_in_one_line
-from tarneeb_env import OBS_VERSION
 
 from .checkpoints import export_for_play, require_training_checkpoint
 from .config import (
@@ -21,7 +20,7 @@ from .config import (
     dump_config,
     load_config,
 )
-from .trainer import RESUME_MUTABLE, Trainer
+from .trainer import RESUME_MUTABLE, Trainer, require_current_layout
 
 _DESCRIPTION = "Self-play PPO for Tarneeb, from a behaviour-cloning warm start."
 
@@ -67,10 +66,7 @@ def load_resumable(run_dir: str) -> dict:
                           f"start a run with python train.py --config FILE --run-dir {run_dir}")
     data = load_checkpoint(latest)
     require_training_checkpoint(data, latest)
-    if data["obs_version"] != OBS_VERSION:  # its optimizer and snapshots are of the old layout's shapes
-        raise ConfigError(f"--resume {run_dir}: the run was trained on observation layout {data['obs_version']}, "
-                          f"this code's is {OBS_VERSION}, so it cannot be continued; start a new run from its "
-                          f"weights (pretrain.init: {latest})")
+    require_current_layout(data, f"--resume {run_dir}", latest)  # here too: before the Trainer's start-up costs
     return data
 
 

@@ -45,6 +45,7 @@ import torch
 import agents
 from agents.model import ActorCritic, phase_flags
 from agents.rules_check import RulesMismatchError
+from tarneeb_env import OBS_VERSION
 
 from .checkpoints import rng_states, save_checkpoint, set_rng_states
 from .config import Config, ConfigError, SelfPlayConfig
@@ -78,6 +79,15 @@ class Inflight:
         return cls(int(s["iteration"]), int(s["behaviour"]), dict(s["weights"]), pool)
 
 
+def require_current_layout(data: dict[str, Any], what: str, path: str) -> None:
+    """A run trained on another observation layout is not continued: its optimizer state and snapshots have that
+    layout's shapes. Its network still loads (upgraded), so a new run can start from it."""
+    if data.get("obs_version") != OBS_VERSION:
+        raise ConfigError(f"{what}: the run was trained on observation layout {data.get('obs_version')}, this code's "
+                          f"is {OBS_VERSION}, so it cannot be continued; start a new run from its weights "
+                          f"(pretrain.init: {path})")
+
+
 def default_backend(cfg: Config) -> str:
     """``process`` when this process may run on two or more CPUs and shared memory can hold a rollout,
     else ``local``."""
@@ -91,6 +101,8 @@ class Trainer:
     """Owns the learner state (model, optimizer, pool, counters, the rollout in flight) and the training loop."""
 
     def __init__(self, cfg: Config, run_dir: str, resume: dict[str, Any] | None = None, progress: bool = True):
+        if resume is not None:  # before anything is built or started
+            require_current_layout(resume, f"resume {run_dir}", os.path.join(run_dir, "latest.pt"))
         self.cfg = cfg
         self.run_dir = run_dir
         self.progress = progress
