@@ -54,6 +54,7 @@ from .league import League, ladder
 from .ppo import ppo_update
 from .rollout import LocalRollout, PoolEntry
 from .seeds import chunk_seed, iteration_seed, update_generator
+from .widen import can_widen, widen_state
 
 # Keys --set may change on --resume: the ones that do not alter what the run computes.
 RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads", "rollout")
@@ -134,12 +135,17 @@ class Trainer:
 
     def _init_from(self, path: str) -> None:
         """Start from a trained checkpoint's weights: the policy trunk and head always, the critic when the
-        checkpoint's is of the same kind (a fresh privileged critic otherwise learns from the first rollout)."""
+        checkpoint's is of the same kind (a fresh privileged critic otherwise learns from the first rollout);
+        a wider ``model.hidden`` (as many layers) starts from the network widened (:mod:`training.widen`)."""
         try:
             agent = agents.load(path, rules=self.rules)  # one-line refusal of a bad file or of other rules
         except RulesMismatchError as e:
             raise ConfigError(f"pretrain.init: {e}") from None
-        theirs = {k: v.to(self.device) for k, v in agent.model.state_dict().items()}
+        theirs = agent.model.state_dict()
+        if can_widen(agent.model.hidden, self.model.hidden):  # a wider run from a trained network
+            gen = torch.Generator().manual_seed(self.cfg.env.seed)
+            theirs = widen_state(theirs, agent.model.hidden, self.model.hidden, gen)
+        theirs = {k: v.to(self.device) for k, v in theirs.items()}
         same_critic = agent.model.critic == self.model.critic
         keep = {k: v for k, v in theirs.items() if same_critic or k.startswith(("trunk.", "policy."))}
         try:
@@ -148,7 +154,7 @@ class Trainer:
             missing, unexpected = [], ["(shapes)"]
         if unexpected or (same_critic and missing):
             raise ConfigError(f"pretrain.init: {path} is a {agent.model.arch()} network; this run builds "
-                              f"{self.model.arch()} (set model.hidden to match)")
+                              f"{self.model.arch()} (set model.hidden to match, or wider with as many layers)")
 
     def _make_rollout(self, cfg: Config):
         """Rollouts in this process, a child process or on Ray actors; same submit/gather interface."""
