@@ -29,7 +29,7 @@ def _widened(old: ActorCritic, hidden, noise: float) -> ActorCritic:
 
 @torch.no_grad()
 def test_the_shipped_network_widened_without_noise_plays_and_values_as_before():
-    old = model_from_checkpoint(load_checkpoint("checkpoints/classic.pt"))
+    old = model_from_checkpoint(load_checkpoint("checkpoints/links/classic_chain.pt"))
     wide = _widened(old, [384, 320], noise=0.0)
     assert old.critic == "privileged"
     obs, mask, priv = _inputs()
@@ -50,7 +50,7 @@ def test_a_shared_critic_reads_the_widened_trunk():
 
 @torch.no_grad()
 def test_the_noise_separates_the_copies_and_moves_the_function_only_a_little():
-    old = model_from_checkpoint(load_checkpoint("checkpoints/classic.pt"))
+    old = model_from_checkpoint(load_checkpoint("checkpoints/links/classic_chain.pt"))
     wide = _widened(old, [320, 256], noise=0.01)
     first = wide.trunk[0].weight
     assert torch.equal(first[:256], old.trunk[0].weight)  # the old units are kept as they were
