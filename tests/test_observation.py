@@ -47,9 +47,9 @@ def test_a_seat_that_fails_to_follow_is_marked_void_in_the_suit_led_for_every_ob
     assert e.game.voids == [0, 1, 1, 1]
 
 
-@pytest.mark.parametrize("name", ["default", "classic", "syrian41"])
+@pytest.mark.parametrize("name", ["default", "links/classic_chain", "syrian41"])
 def test_a_layout_1_checkpoint_plays_exactly_as_before_on_the_new_layout(name):
-    """The shipped files were written on layout 1 (678 inputs, no voids block): loaded, their first layers get
+    """The older shipped files were written on layout 1 (678 inputs, no voids block): loaded, their first layers get
     zero weights for the block, so the block changes nothing, and their choices and values on a layout-2
     observation are the old network's on the same observation without it (exactly: the sparse input layer adds
     a zero for each void bit). syrian41.pt reads the trump as hearts, with swap tables of today's layout only."""
