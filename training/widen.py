@@ -12,9 +12,6 @@ from collections.abc import Sequence
 
 import torch
 
-# each tanh MLP of ActorCritic and the heads that read its last layer
-_CHAINS = (("trunk", ("policy", "value")), ("critic_trunk", ("value",)))
-
 
 def can_widen(old: Sequence[int], new: Sequence[int]) -> bool:
     """The same number of layers, none narrower, one at least wider."""
@@ -23,11 +20,14 @@ def can_widen(old: Sequence[int], new: Sequence[int]) -> bool:
 
 def widen_state(state: dict[str, torch.Tensor], old: Sequence[int], new: Sequence[int],
                 generator: torch.Generator, noise: float = 0.01) -> dict[str, torch.Tensor]:
-    """``state`` (an ActorCritic's, hidden sizes ``old``) for hidden sizes ``new``; keys it lacks stay absent."""
+    """``state`` (a whole ActorCritic state dict, hidden sizes ``old``) for hidden sizes ``new``."""
     state = dict(state)
-    for trunk, heads in _CHAINS:
-        if f"{trunk}.0.weight" not in state:
-            continue
+    # each tanh MLP and the heads that read its last layer (a privileged critic's value head reads its own trunk)
+    if "critic_trunk.0.weight" in state:
+        chains = [("trunk", ["policy"]), ("critic_trunk", ["value"])]
+    else:
+        chains = [("trunk", ["policy", "value"])]
+    for trunk, heads in chains:
         for i, (o, n) in enumerate(zip(old, new)):
             w, b = state[f"{trunk}.{2 * i}.weight"], state[f"{trunk}.{2 * i}.bias"]
             if w.shape[0] != o:
@@ -37,9 +37,6 @@ def widen_state(state: dict[str, torch.Tensor], old: Sequence[int], new: Sequenc
             w = w[pick].clone()
             w[o:] += noise * w.std() * torch.randn(w[o:].shape, generator=generator, dtype=w.dtype)
             state[f"{trunk}.{2 * i}.weight"], state[f"{trunk}.{2 * i}.bias"] = w, b[pick].clone()
-            readers = [f"{trunk}.{2 * (i + 1)}"] if i + 1 < len(old) else [h for h in heads if f"{h}.weight" in state]
-            for r in readers:
-                if r == "value" and trunk == "trunk" and "critic_trunk.0.weight" in state:
-                    continue  # a privileged critic's value head reads its own trunk
+            for r in [f"{trunk}.{2 * (i + 1)}"] if i + 1 < len(old) else heads:
                 state[f"{r}.weight"] = state[f"{r}.weight"][:, pick] / copies[pick]
     return state
