@@ -157,3 +157,36 @@ def test_a_trainer_given_a_layout_1_run_to_resume_refuses_it_before_building_any
                             f"cannot be continued; start a new run from its weights (pretrain.init: "
                             f"{run / 'latest.pt'})")
     assert not run.exists()
+
+
+def test_a_config_on_a_base_changes_only_the_keys_it_names(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "base.yaml").write_text(f"base: {SMOKE}\nppo:\n  lr: 2.0e-4\nselfplay:\n  weights: {{rule: 1.0}}\n"
+                                        "  max_snapshots: 3\n")
+    (tmp_path / "sub" / "child.yaml").write_text("base: ../base.yaml\nenv:\n  seed: 9\n"
+                                                 "selfplay:\n  weights: {current: 1.0}\n")
+    smoke, child = load_config(SMOKE), load_config(str(tmp_path / "sub" / "child.yaml"))
+    assert child.env.seed == 9 and child.env.num_games == smoke.env.num_games  # a section changed key by key
+    assert child.ppo.lr == 2.0e-4 and child.ppo.epochs == smoke.ppo.epochs  # through the chain of bases
+    assert child.selfplay.weights == {"current": 1.0} and child.selfplay.max_snapshots == 3  # a value replaced whole
+    expected = smoke.to_dict()
+    expected["env"]["seed"], expected["ppo"]["lr"] = 9, 2.0e-4
+    expected["selfplay"].update(weights={"current": 1.0}, max_snapshots=3)
+    assert child.to_dict() == expected
+    assert "base" not in dump_config(child)  # a run's config.yaml is the resolved whole
+
+
+@pytest.mark.parametrize("text, words", [
+    ("base: missing.yaml\n", "base: no such config file"),
+    ("base: [a.yaml]\n", "base: expected the path of another config file"),
+    ("base: loop.yaml\n", "the chain of bases loops"),
+    ("base: good.yaml\nppo:\n  lrr: 1\n", "(on "),
+])
+def test_a_bad_base_is_one_line(tmp_path, capsys, no_trainer, text, words):
+    (tmp_path / "good.yaml").write_text(f"base: {SMOKE}\n")
+    (tmp_path / "loop.yaml").write_text("base: loop.yaml\n")
+    (tmp_path / "c.yaml").write_text(text)
+    message = _one_error_line(capsys, ["--config", str(tmp_path / "c.yaml"), "--no-progress"])
+    assert words in message and str(tmp_path) in message
+    if words == "(on ":  # an unknown key is named, and which files it may be in
+        assert "ppo.lrr" in message and "good.yaml" in message

@@ -4,10 +4,17 @@ Unknown keys, wrong types and impossible values raise :class:`ConfigError`
 naming the dotted key and what is allowed. ``--set key=value`` overrides any
 key (values parsed as YAML). A float written ``3e-4`` (which YAML 1.1 reads as
 a string) is accepted as the number it spells.
+
+A file may start from another with ``base: other.yaml`` (a path relative to the
+file; bases may chain): each section it gives changes only the keys it names,
+and a key's value (a list, ``selfplay.weights``, ``rules``) is replaced whole, as
+a stage's ``selfplay`` changes the top-level one. A run's ``config.yaml`` is
+always the resolved whole.
 """
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import typing
 from dataclasses import dataclass, field
@@ -384,24 +391,54 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return data
 
 
+def _merge_sections(base: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``own``'s sections changed key by key (``rules`` and every value replaced whole)."""
+    merged = dict(base)
+    for key, value in own.items():
+        if key != "rules" and isinstance(value, dict) and isinstance(base.get(key), dict):
+            value = {**base[key], **value}
+        merged[key] = value
+    return merged
+
+
+def _read_config_file(path: str, chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[str]]:
+    """A config file's sections with its ``base`` chain resolved, and the files read (``path`` first)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}" if not chain else
+                          f"{chain[-1]}: base: no such config file {path}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {yaml_problem(e)}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of sections")
+    if "base" not in data:
+        return data, [path]
+    base = data.pop("base")
+    if not isinstance(base, str) or not base.strip():
+        raise ConfigError(f"{path}: base: expected the path of another config file (relative to this one), "
+                          f"got {base!r}")
+    base_path = os.path.normpath(os.path.join(os.path.dirname(path), base))
+    seen = (*chain, os.path.normpath(path))
+    if base_path in seen:
+        raise ConfigError(f"{path}: base: the chain of bases loops ({' -> '.join((*seen, base_path))})")
+    base_data, files = _read_config_file(base_path, seen)
+    return _merge_sections(base_data, data), [path, *files]
+
+
 def load_config(path: str | None, overrides: list[str] = ()) -> Config:
-    """Read a YAML file (or start from defaults when ``path`` is None), apply overrides, validate."""
+    """Read a YAML file and its bases (or start from defaults when ``path`` is None), apply overrides, validate."""
     data: dict[str, Any] = {}
+    where = ""
     if path is not None:
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = yaml.safe_load(f) or {}
-        except FileNotFoundError:
-            raise ConfigError(f"config file not found: {path}") from None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: not valid YAML: {yaml_problem(e)}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: expected a mapping of sections")
+        data, files = _read_config_file(path)
+        where = path if len(files) == 1 else f"{path} (on {' on '.join(files[1:])})"
     apply_overrides(data, list(overrides))
     try:
         return config_from_dict(data)
     except ConfigError as e:
-        raise ConfigError(f"{path}: {e}" if path else str(e)) from None
+        raise ConfigError(f"{where}: {e}" if where else str(e)) from None
 
 
 def dump_config(cfg: Config) -> str:
