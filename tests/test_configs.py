@@ -12,6 +12,7 @@ from training.config import load_config
 
 PRESET_CONFIGS = {"classic": "classic", "classic_next": "classic", "classic_one": "classic", "classic_selfplay": "classic",
                   "classic_selfplay2": "classic", "classic_selfplay3": "classic", "classic_selfplay4": "classic",
+                  "classic_selfplay5": "classic",
                   "syrian41_clone": "syrian41",
                   "hearts41_base": "hearts41", "syrian41": "syrian41", "syrian41_chain": "syrian41",
                   "hearts41": "hearts41",

@@ -291,6 +291,48 @@ def test_export_for_play_keeps_the_policy_and_drops_training_state(tmp_path):
     assert train.main(["--export", str(tmp_path / "missing.pt"), dst]) == 2
 
 
+def test_average_writes_the_mean_network_and_refuses_other_games_or_shapes(tmp_path, capsys):
+    from training.checkpoints import save_checkpoint
+
+    run_dir = _train(tmp_path, "avg", TINY + ["budget.iterations=1", "eval.interval=0"])
+    src = os.path.join(run_dir, "latest.pt")
+    data = load_checkpoint(src)
+    other = str(tmp_path / "other.pt")
+    g = torch.Generator().manual_seed(3)
+    save_checkpoint(other, {**data, "state_dict": {k: v + torch.randn(v.shape, generator=g)
+                                                   for k, v in data["state_dict"].items()}})
+    out = str(tmp_path / "ship" / "mean.pt")
+    assert train.main(["--average", out, src, other]) == 0
+    a, b, mean = load_checkpoint(src), load_checkpoint(other), load_checkpoint(out)
+    assert not {"optimizer", "pool", "rng"} & set(mean) and mean["averaged_from"] == ["latest.pt", "other.pt"]
+    for k, v in mean["state_dict"].items():
+        assert torch.equal(v, (a["state_dict"][k] + b["state_dict"][k]) / 2), k
+    assert mean["counters"]["decisions"] == 2 * a["counters"]["decisions"] and mean["rules"] == a["rules"]
+    # a network averaged with itself is itself: it plays every decision as the source does
+    assert train.main(["--average", out, src, src]) == 0
+    same, orig = agents.load(out), agents.load(src)
+    env = raw_env()
+    env.reset(seed=4)
+    for _ in range(60):  # the auction, the trump and most of the card play
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            break
+        obs, view = env.observe(name), env.view(name)
+        assert same.act(obs, view) == orig.act(obs, view)
+        env.step(orig.act(obs, view))
+    capsys.readouterr()
+    for change, words in ((("rules", PRESETS["syrian41"].to_dict()), "rules differ"),
+                          (("model", {**data["model"], "hidden": [32]}), "network differ")):
+        bad = str(tmp_path / "bad.pt")
+        save_checkpoint(bad, {**data, change[0]: change[1]})
+        assert train.main(["--average", str(tmp_path / "no.pt"), src, bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("train.py: error: ") and words in err and err.count("\n") == 1
+        assert not (tmp_path / "no.pt").exists()
+    with pytest.raises(SystemExit) as e:  # argparse: OUT and one checkpoint
+        train.main(["--average", out, src])
+    assert e.value.code == 2
+
 def test_resume_equals_uninterrupted_run(tmp_path, monkeypatch):
     full = _train(tmp_path, "full", TINY + ["budget.iterations=4"])
     # killed during the second cloning chunk: the run saved after the first one

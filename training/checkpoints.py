@@ -1,4 +1,4 @@
-"""Writing checkpoints: atomic save, the play-only export, and RNG states as plain data.
+"""Writing checkpoints: atomic save, the play-only export, weight averaging, and RNG states as plain data.
 
 Everything written is plain tensors, dicts, lists and numbers, so the reader
 (:func:`agents.checkpoint.load_checkpoint`) can use ``torch.load(..., weights_only=True)``.
@@ -51,6 +51,37 @@ def export_for_play(src: str, dst: str) -> None:
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     save_checkpoint(dst, {k: data[k] for k in PLAY_KEYS})
 
+
+
+def average_for_play(srcs: list[str], dst: str) -> None:
+    """Write a play-only checkpoint whose weights are the mean of ``srcs``' (a "model soup", Wortsman et al. 2022).
+
+    Runs fine-tuned from one network (e.g. two seeds of one link of a training chain) stay in one basin of the
+    loss, so their mean plays at least as well as each and often better, at no cost at play time; networks
+    trained from different starts do not average into anything useful, and nothing here can tell (the README
+    says which shipped files are averages, of what). Every source needs the same rules, learned phases and
+    architecture; layout-1 files are upgraded on load. Rules, learned phases and config come from the first
+    source; ``counters`` are the sources' sums and ``averaged_from`` names the sources.
+    """
+    if len(srcs) < 2:
+        raise CheckpointError(f"--average needs at least two checkpoints to average, got {len(srcs)}")
+    datas = [load_checkpoint(src) for src in srcs]
+    for src, data in zip(srcs, datas):
+        require_keys(data, src, PLAY_KEYS, "to average")
+    first, head = datas[0], srcs[0]
+    for src, data in zip(srcs[1:], datas[1:]):
+        for key, what in (("rules", "rules"), ("learn", "learned phases"), ("model", "network")):
+            differ = [f"{k} {data[key].get(k)!r} against {first[key].get(k)!r}"
+                      for k in dict.fromkeys([*first[key], *data[key]]) if data[key].get(k) != first[key].get(k)]
+            if differ:
+                raise CheckpointError(f"{src}: its {what} differ from {head}'s ({'; '.join(differ)}); only networks "
+                                      "of one architecture, trained for one game, can be averaged")
+    keys = list(first["state_dict"])
+    average = {k: sum(data["state_dict"][k].float() for data in datas) / len(datas) for k in keys}
+    counters = {k: sum(d["counters"].get(k, 0) for d in datas) for k in first["counters"]}
+    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    save_checkpoint(dst, {**{k: first[k] for k in PLAY_KEYS}, "state_dict": average, "counters": counters,
+                          "last_eval": {}, "averaged_from": [os.path.basename(src) for src in srcs]})
 
 # ---------------------------------------------------------------- RNG states as plain data
 def rng_states() -> dict[str, Any]:

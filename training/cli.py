@@ -11,7 +11,7 @@ import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
 from agents.rules_check import warnings_in_one_line
 
-from .checkpoints import export_for_play, require_training_checkpoint
+from .checkpoints import average_for_play, export_for_play, require_training_checkpoint
 from .config import (
     ConfigError,
     apply_overrides,
@@ -35,8 +35,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--export", nargs=2, metavar=("CHECKPOINT", "OUT"),
                    help="write the play-only part of CHECKPOINT (weights, rules, config) to OUT and exit")
+    p.add_argument("--average", nargs="+", metavar=("OUT", "CHECKPOINT"),
+                   help="write to OUT a play-only checkpoint whose weights are the mean of two or more CHECKPOINTs' "
+                        "(runs from one start network, e.g. seeds of one link) and exit")
     args = p.parse_args(argv)
-    if args.export:
+    if args.export or args.average:
+        if args.average and len(args.average) < 3:
+            p.error("--average takes OUT and at least two checkpoints to average")
         return args
     if args.resume and (args.config or args.run_dir):
         p.error("--resume continues a run with its saved config; do not combine it with --config or --run-dir")
@@ -109,16 +114,20 @@ def setup(args: argparse.Namespace) -> Trainer:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if args.export:
+    if args.export or args.average:
+        option, out = ("--export", args.export[1]) if args.export else ("--average", args.average[0])
         try:
-            export_for_play(*args.export)
+            if args.export:
+                export_for_play(*args.export)
+            else:
+                average_for_play(args.average[1:], out)
         except CheckpointError as e:
             print(f"train.py: error: {e}", file=sys.stderr)
             return 2
         except OSError as e:
-            print(f"train.py: error: --export: cannot write {args.export[1]}: {e.strerror or e}", file=sys.stderr)
+            print(f"train.py: error: {option}: cannot write {out}: {e.strerror or e}", file=sys.stderr)
             return 2
-        print(f"wrote {args.export[1]} ({os.path.getsize(args.export[1]) / 1e6:.1f} MB)")
+        print(f"wrote {out} ({os.path.getsize(out) / 1e6:.1f} MB)")
         return 0
     with warnings_in_one_line("train.py"):  # e.g. a pool agent played under other rules (?rules=any)
         try:
