@@ -52,16 +52,15 @@ def export_for_play(src: str, dst: str) -> None:
     save_checkpoint(dst, {k: data[k] for k in PLAY_KEYS})
 
 
-
 def average_for_play(srcs: list[str], dst: str) -> None:
     """Write a play-only checkpoint whose weights are the mean of ``srcs``' (a "model soup", Wortsman et al. 2022).
 
     Runs fine-tuned from one network (e.g. two seeds of one link of a training chain) stay in one basin of the
-    loss, so their mean plays at least as well as each and often better, at no cost at play time; networks
-    trained from different starts do not average into anything useful, and nothing here can tell (the README
-    says which shipped files are averages, of what). Every source needs the same rules, learned phases and
+    loss, and their mean played better than either in every such pair the README reports, at no cost at play
+    time; networks trained from different starts do not average into anything useful, and nothing here can
+    tell (the README says which shipped files are averages, of what). Every source needs the same rules, learned phases and
     architecture; layout-1 files are upgraded on load. Rules, learned phases and config come from the first
-    source; ``counters`` are the sources' sums and ``averaged_from`` names the sources.
+    source; ``counters`` are the sources' sums and ``averaged_from`` names the sources (folder/file).
     """
     if len(srcs) < 2:
         raise CheckpointError(f"--average needs at least two checkpoints to average, got {len(srcs)}")
@@ -81,7 +80,15 @@ def average_for_play(srcs: list[str], dst: str) -> None:
     counters = {k: sum(d["counters"].get(k, 0) for d in datas) for k in first["counters"]}
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     save_checkpoint(dst, {**{k: first[k] for k in PLAY_KEYS}, "state_dict": average, "counters": counters,
-                          "last_eval": {}, "averaged_from": [os.path.basename(src) for src in srcs]})
+                          "last_eval": {}, "averaged_from": [_short_name(src) for src in srcs]})
+
+
+def _short_name(path: str) -> str:
+    """A source's file name with its folder's (``run/latest.pt``): enough to tell the sources apart, and no
+    more of this machine's paths in a file that may be shipped."""
+    path = os.path.abspath(path)
+    return f"{os.path.basename(os.path.dirname(path))}/{os.path.basename(path)}"
+
 
 # ---------------------------------------------------------------- RNG states as plain data
 def rng_states() -> dict[str, Any]:
