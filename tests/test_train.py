@@ -304,7 +304,8 @@ def test_average_writes_the_mean_network_and_refuses_other_games_or_shapes(tmp_p
     out = str(tmp_path / "ship" / "mean.pt")
     assert train.main(["--average", out, src, other]) == 0
     a, b, mean = load_checkpoint(src), load_checkpoint(other), load_checkpoint(out)
-    assert not {"optimizer", "pool", "rng"} & set(mean) and mean["averaged_from"] == ["avg/latest.pt", f"{tmp_path.name}/other.pt"]
+    assert not {"optimizer", "pool", "rng"} & set(mean)
+    assert mean["averaged_from"] == ["avg/latest.pt", f"{tmp_path.name}/other.pt"]  # folder/file: two latest.pt differ
     for k, v in mean["state_dict"].items():
         assert torch.equal(v, (a["state_dict"][k] + b["state_dict"][k]) / 2), k
     assert mean["counters"]["decisions"] == 2 * a["counters"]["decisions"] and mean["rules"] == a["rules"]
@@ -332,6 +333,7 @@ def test_average_writes_the_mean_network_and_refuses_other_games_or_shapes(tmp_p
     with pytest.raises(SystemExit) as e:  # argparse: OUT and one checkpoint
         train.main(["--average", out, src])
     assert e.value.code == 2
+
 
 def test_resume_equals_uninterrupted_run(tmp_path, monkeypatch):
     full = _train(tmp_path, "full", TINY + ["budget.iterations=4"])
