@@ -22,7 +22,7 @@ from typing import Any, Optional, Union
 
 import yaml
 
-from agents.model import CRITICS, PHASE_NAMES
+from agents.model import CRITICS, PHASE_NAMES, VIEWS
 
 SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
 from tarneeb_env import Rules, make_rules
@@ -50,6 +50,8 @@ class ModelConfig:
                                                          "reads the other seats' cards (training only)"))
     canonical_trump: bool = field(default=False, metadata=_meta(doc="the network sees the trump suit as hearts "
                                                                 "(rules whose trump varies learn it once)"))
+    view: str = field(default="plain", metadata=_meta(choices=VIEWS, doc="contract7: a deal without an auction "
+                                                      "reads as a 7 bid by the eldest hand (auction: none only)"))
 
 
 @dataclass
@@ -298,6 +300,9 @@ def _check_and_complete(cfg: Config) -> None:
         raise ConfigError(f"learn.phases: repeated phase in {cfg.learn.phases}")
     if not cfg.model.hidden:
         raise ConfigError("model.hidden: must list at least one layer width")
+    if cfg.model.view == "contract7" and cfg.make_rules().auction != "none":
+        raise ConfigError("model.view: contract7 shows a 7 bid where there is no auction, so it needs rules with "
+                          "auction: none (trump_by_card); use plain")
     for key, sp in [("selfplay", cfg.selfplay)] + [(f"stages[{i}].selfplay", st.selfplay)
                                                     for i, st in enumerate(cfg.stages)]:
         if not sp.weights or sum(sp.weights.values()) <= 0:
