@@ -13,10 +13,10 @@ suit, and a network trained
 where hearts are always trump (``hearts41``) plays where the trump is turned up
 (``syrian41``). With ``view="contract7"`` a deal without an auction (``trump_by_card``) reads as one where
 the eldest hand (who leads) bid 7 and the others passed, with the trump as dealt: both sides then need 7
-tricks, as both do there, so a network trained on the team auction (``classic.pt``) plays such deals from its
-first step (+0.26/+0.32 against ``rule`` untrained, 4,000 deals) instead of meeting inputs it never saw. Illegal actions are masked to a large negative logit (not ``-inf``, so that
-``p * log p`` stays 0 in the entropy) before sampling, in the loss and in the
-entropy: their probability underflows to exactly zero.
+tricks, as both do there, so a network trained on the team auction (``classic.pt``) plays such deals from
+its first step instead of meeting inputs it never saw. Illegal actions are masked to a large negative logit
+(not ``-inf``, so that ``p * log p`` stays 0 in the entropy) before sampling, in the loss and in the entropy:
+their probability underflows to exactly zero.
 """
 from __future__ import annotations
 
