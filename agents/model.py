@@ -176,17 +176,19 @@ class ActorCritic(nn.Module):
 
 def as_contract7(obs: torch.Tensor) -> torch.Tensor:
     """A copy of no-auction observations (B, OBS_SIZE) as if the eldest hand had bid 7 and the others passed
-    over it: the ``bids``, ``passed``, ``pass_at``, ``declarer`` and ``contract`` blocks a team auction leaves."""
+    over it: the ``bids``, ``passed``, ``pass_at``, ``declarer`` and ``contract`` blocks a team auction leaves
+    (``bids`` is 4 x 13 with bid b at b-1, ``pass_at`` 4 x 14 with the bid passed over at its value)."""
+    bid = 7
     obs = obs.clone()
     rows = torch.arange(obs.shape[0], device=obs.device)
     eldest = (obs[:, _DEALER : _DEALER + 4].argmax(-1) + 1) % 4
-    obs[rows, _BIDS + 13 * eldest + 6] = 1.0
+    obs[rows, _BIDS + 13 * eldest + bid - 1] = 1.0
     obs[:, _PASSED : _PASSED + 4] = 1.0
     obs[rows, _PASSED + eldest] = 0.0
-    obs[:, _PASS_AT + 7 : _PASS_AT + 56 : 14] = 1.0
-    obs[rows, _PASS_AT + 14 * eldest + 7] = 0.0
+    obs[:, _PASS_AT + bid : _PASS_AT + 4 * 14 : 14] = 1.0
+    obs[rows, _PASS_AT + 14 * eldest + bid] = 0.0
     obs[rows, _DECLARER + eldest] = 1.0
-    obs[:, _CONTRACT + 6] = 1.0
+    obs[:, _CONTRACT + bid - 1] = 1.0
     return obs
 
 
