@@ -28,7 +28,7 @@ from torch import nn
 
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE, TRUMP_BASE
 from tarneeb_env.cards import NUM_CARDS
-from tarneeb_env.observation import LAYOUT, OFFSETS
+from tarneeb_env.observation import BIDS_STRIDE, LAYOUT, OFFSETS, PASS_AT_STRIDE
 from tarneeb_env.privileged import PRIV_SIZE
 
 from .base import Agent
@@ -176,17 +176,17 @@ class ActorCritic(nn.Module):
 
 def as_contract7(obs: torch.Tensor) -> torch.Tensor:
     """A copy of no-auction observations (B, OBS_SIZE) as if the eldest hand had bid 7 and the others passed
-    over it: the ``bids``, ``passed``, ``pass_at``, ``declarer`` and ``contract`` blocks a team auction leaves
-    (``bids`` is 4 x 13 with bid b at b-1, ``pass_at`` 4 x 14 with the bid passed over at its value)."""
+    over it: the ``bids``, ``passed``, ``pass_at``, ``declarer`` and ``contract`` blocks a team auction leaves,
+    with the env writer's strides."""
     bid = 7
     obs = obs.clone()
     rows = torch.arange(obs.shape[0], device=obs.device)
     eldest = (obs[:, _DEALER : _DEALER + 4].argmax(-1) + 1) % 4
-    obs[rows, _BIDS + 13 * eldest + bid - 1] = 1.0
+    obs[rows, _BIDS + BIDS_STRIDE * eldest + bid - 1] = 1.0
     obs[:, _PASSED : _PASSED + 4] = 1.0
     obs[rows, _PASSED + eldest] = 0.0
-    obs[:, _PASS_AT + bid : _PASS_AT + 4 * 14 : 14] = 1.0
-    obs[rows, _PASS_AT + 14 * eldest + bid] = 0.0
+    obs[:, _PASS_AT + bid : _PASS_AT + 4 * PASS_AT_STRIDE : PASS_AT_STRIDE] = 1.0
+    obs[rows, _PASS_AT + PASS_AT_STRIDE * eldest + bid] = 0.0
     obs[rows, _DECLARER + eldest] = 1.0
     obs[:, _CONTRACT + bid - 1] = 1.0
     return obs

@@ -40,6 +40,7 @@ NUM_COLS = 50
 SUIT_BITS = np.int64(0x1FFF)
 _HAND, _PLAYED, _TRICK, _BIDS = ob.HAND, ob.PLAYED, ob.TRICK, ob.BIDS
 _PASSED, _PASS_AT, _DECLARER, _CONTRACT = ob.PASSED, ob.PASS_AT, ob.DECLARER, ob.CONTRACT
+_BIDS_STRIDE, _PASS_AT_STRIDE = ob.BIDS_STRIDE, ob.PASS_AT_STRIDE
 _TRUMP, _EXPOSED, _TRICKS_TEAM, _TRICKS_SEAT = ob.TRUMP, ob.EXPOSED, ob.TRICKS_TEAM, ob.TRICKS_SEAT
 _SCORES, _SEAT_SCORES, _TARGET, _DEALER, _PHASE, _LEADER, _VOIDS = (
     ob.SCORES, ob.SEAT_SCORES, ob.TARGET, ob.DEALER, ob.PHASE, ob.LEADER, ob.VOIDS,
@@ -373,9 +374,9 @@ def write_obs_row(st, auc, plays, i, o, rv, row):
         a = auc[i, k, 1]
         if a == PASS:
             row[_PASSED + r] = 1.0
-            row[_PASS_AT + r * (NUM_TRICKS + 1) + auc[i, k, 2]] = 1.0
+            row[_PASS_AT + r * _PASS_AT_STRIDE + auc[i, k, 2]] = 1.0
         elif a < TRUMP_BASE:
-            row[_BIDS + r * NUM_TRICKS + a - BID_BASE - 1] = 1.0
+            row[_BIDS + r * _BIDS_STRIDE + a - BID_BASE - 1] = 1.0
     if st[i, DECLARER] >= 0:
         row[_DECLARER + ((st[i, DECLARER] - o) & 3)] = 1.0
         row[_CONTRACT + st[i, BID] - 1] = 1.0

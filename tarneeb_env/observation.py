@@ -76,6 +76,11 @@ DECLARER, CONTRACT, TRUMP, EXPOSED = OFFSETS["declarer"], OFFSETS["contract"], O
 TRICKS_TEAM, TRICKS_SEAT = OFFSETS["tricks_team"], OFFSETS["tricks_seat"]
 SCORES, SEAT_SCORES, TARGET = OFFSETS["scores"], OFFSETS["seat_scores"], OFFSETS["target"]
 DEALER, PHASE, LEADER, VOIDS = OFFSETS["dealer"], OFFSETS["phase"], OFFSETS["leader"], OFFSETS["voids"]
+# Per-seat row lengths of the auction blocks, for every writer of them (here, the batch kernel, the contract7
+# view): ``bids`` holds bid b at b-1 (b = 1..13), ``pass_at`` the highest bid passed over (0..13).
+BIDS_STRIDE = dict(LAYOUT)["bids"] // 4
+PASS_AT_STRIDE = dict(LAYOUT)["pass_at"] // 4
+assert (BIDS_STRIDE, PASS_AT_STRIDE) == (13, 14)
 
 # REL[o][s]: relative seat of absolute seat s seen by observer o.
 REL = tuple(tuple((s - o) % 4 for s in range(4)) for o in range(4))
@@ -136,11 +141,11 @@ class ObservationWriter:
         self.buf[:, PHASE + game.phase] = 1.0
 
     def on_bid(self, seat: int, bid: int) -> None:
-        self._set_all(BIDS, seat, 13, bid - 1)
+        self._set_all(BIDS, seat, BIDS_STRIDE, bid - 1)
 
     def on_pass(self, seat: int, high_bid: int) -> None:
         self._set_all(PASSED, seat, 1, 0)
-        self._set_all(PASS_AT, seat, 14, high_bid)
+        self._set_all(PASS_AT, seat, PASS_AT_STRIDE, high_bid)
 
     def on_contract(self, declarer: int, bid: int) -> None:
         self._set_all(DECLARER, declarer, 1, 0)
