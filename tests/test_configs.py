@@ -18,7 +18,7 @@ PRESET_CONFIGS = {"classic": "classic", "classic_next": "classic", "classic_one"
                   "hearts41": "hearts41",
                   "trump_by_card": "trump_by_card", "trump_by_card2": "trump_by_card", "trump_by_card3": "trump_by_card",
                   "trump_by_card4": "trump_by_card", "trump_by_card5": "trump_by_card", "trump_by_card6": "trump_by_card",
-                  "trump_by_card7": "trump_by_card"}
+                  "trump_by_card7": "trump_by_card", "trump_by_card8": "trump_by_card"}
 SHORT = ["env.num_games=8", "env.rollout_steps=80", "ppo.minibatch_size=256", "pretrain.steps=80",
          "pretrain.minibatch_size=128", "budget.iterations=2", "budget.minutes=null", "eval.interval=2",
          "eval.deals=4", "eval.ladder_deals=4", "selfplay.snapshot_interval=1", "rollout.backend=local",
