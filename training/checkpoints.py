@@ -57,7 +57,7 @@ def average_for_play(srcs: list[str], dst: str) -> None:
 
     Runs fine-tuned from one network (e.g. two seeds of one link of a training chain) stay in one basin of the
     loss: in classic the mean of two such runs played better than either for links 3, 4 and 5 (the README's
-    figures), and under trump_by_card for links 3 to 7 (+0.74 against +0.65/+0.68, +0.84 against
+    figures), and under trump_by_card for links 3 to 8 (+0.74 against +0.65/+0.68, +0.84 against
     +0.74/+0.77, +0.90 against +0.83/+0.81 and +0.87/+0.86, +0.97 against +0.93/+0.93,
     +1.04 against +0.94/+0.93), at no cost at play time; the mean of runs of different recipes from syrian41.pt was level
     with its best member. Networks trained from different starts do not average into anything useful, and
