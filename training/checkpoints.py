@@ -56,12 +56,11 @@ def average_for_play(srcs: list[str], dst: str) -> None:
     """Write a play-only checkpoint whose weights are the mean of ``srcs``' (a "model soup", Wortsman et al. 2022).
 
     Runs fine-tuned from one network (e.g. two seeds of one link of a training chain) stay in one basin of the
-    loss: in classic the mean of two such runs played better than either for links 3, 4 and 5 (the README's
-    figures), and under trump_by_card for links 3 to 8 (+0.74 against +0.65/+0.68, +0.84 against
-    +0.74/+0.77, +0.90 against +0.83/+0.81 and +0.87/+0.86, +0.97 against +0.93/+0.93,
-    +1.04 against +0.94/+0.93), at no cost at play time; the mean of runs of different recipes from syrian41.pt was level
-    with its best member. Networks trained from different starts do not average into anything useful, and
-    nothing here can tell (the README says which shipped files are averages, of what). Every source needs the
+    loss: the mean of two such runs played better than either for classic's links 3 to 5 and trump_by_card's
+    links 3 to 8 (the README's figures), at no cost at play time; the mean of runs of different recipes from
+    syrian41.pt was level with its best member. Networks trained from different starts do not average into
+    anything useful, and nothing here can tell (the README says which shipped files are averages, of what).
+    Every source needs the
     same rules, learned phases and architecture; layout-1 files are upgraded on load. Rules, learned phases and
     config come from the first source; ``counters`` are the sources' sums and ``averaged_from`` names the
     sources (folder/file).
