@@ -6,7 +6,7 @@ TEST_STAMP := $(VENV)/.installed-test
 MIN_VENV := .venv-min
 MIN_STAMP := $(MIN_VENV)/.installed
 
-.PHONY: demo test test-slow test-min bench clean
+.PHONY: demo test test-slow test-min bench docs clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -48,6 +48,10 @@ bench: $(CORE_STAMP)
 	$(BIN)/python benchmarks/env_speed.py
 	$(BIN)/python benchmarks/batch_speed.py
 	$(BIN)/python benchmarks/eval_speed.py
+
+# docs/config.md from the config dataclasses (tests/test_config_reference.py checks it is current)
+docs: $(CORE_STAMP)
+	$(BIN)/python -m training.config_reference
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV)

@@ -353,11 +353,10 @@ def test_validate_record_needs_the_exposed_card_where_it_names_trump():
         validate_record(dict(record, exposed_card=None))
 
 
-def test_the_readme_names_saved_files_as_save_dir_writes_them(classic_game):
+def test_the_docs_name_saved_files_as_save_dir_writes_them(classic_game):
     *_, save_dir = classic_game
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Playing at the terminal")[1].split("\n## ")[0]
-    example = re.search(r"--replay DIR/(\S+)", section).group(1)
+    page = (REPO / "docs" / "playing.md").read_text(encoding="utf-8")
+    example = re.search(r"--replay DIR/(\S+)", page).group(1)
     shape = re.sub(r"\d+", r"\\d+", re.escape(example))
     names = [p.name for p in save_dir.glob("*.json")]
     assert names and all(re.fullmatch(shape, name) for name in names), (example, names)

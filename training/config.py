@@ -40,12 +40,13 @@ def _meta(*, choices=None, lo=None, hi=None, lo_open=False, doc=""):
 class EnvConfig:
     num_games: int = field(default=128, metadata=_meta(lo=1, doc="games played at once"))
     rollout_steps: int = field(default=256, metadata=_meta(lo=1, doc="decisions per game per iteration"))
-    seed: int = field(default=0, metadata=_meta(lo=0))
+    seed: int = field(default=0, metadata=_meta(lo=0, doc="the run's seed: deals, sampling, network init, league"))
 
 
 @dataclass
 class ModelConfig:
-    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_meta(lo=1))
+    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_meta(lo=1, doc=(
+        "hidden layer widths of the policy (and critic) MLP; a wider start from pretrain.init is widened (Net2Net)")))
     critic: str = field(default="shared", metadata=_meta(choices=CRITICS, doc="privileged: the value net also "
                                                          "reads the other seats' cards (training only)"))
     canonical_trump: bool = field(default=False, metadata=_meta(doc="the network sees the trump suit as hearts "
@@ -56,17 +57,19 @@ class ModelConfig:
 
 @dataclass
 class PPOConfig:
-    lr: float = field(default=3e-4, metadata=_meta(lo=0, lo_open=True))
-    lr_schedule: str = field(default="linear", metadata=_meta(choices=("constant", "linear")))
-    clip: float = field(default=0.2, metadata=_meta(lo=0, lo_open=True))
-    epochs: int = field(default=3, metadata=_meta(lo=1))
-    minibatch_size: int = field(default=4096, metadata=_meta(lo=1))
-    gae_lambda: float = field(default=0.95, metadata=_meta(lo=0, hi=1))
-    gamma: float = field(default=1.0, metadata=_meta(lo=0, hi=1))
-    ent_coef: float = field(default=0.01, metadata=_meta(lo=0))
-    vf_coef: float = field(default=0.5, metadata=_meta(lo=0))
-    max_grad_norm: float = field(default=0.5, metadata=_meta(lo=0, lo_open=True))
-    target_kl: Optional[float] = field(default=0.03, metadata=_meta(lo=0, lo_open=True))
+    lr: float = field(default=3e-4, metadata=_meta(lo=0, lo_open=True, doc="Adam learning rate of the PPO updates"))
+    lr_schedule: str = field(default="linear", metadata=_meta(choices=("constant", "linear"), doc=(
+        "linear: decays to 2% of lr over budget.decisions or budget.iterations (with stages: over each stage)")))
+    clip: float = field(default=0.2, metadata=_meta(lo=0, lo_open=True, doc="PPO's clip range of the probability ratio"))
+    epochs: int = field(default=3, metadata=_meta(lo=1, doc="passes over each iteration's batch"))
+    minibatch_size: int = field(default=4096, metadata=_meta(lo=1, doc="learned decisions per gradient step"))
+    gae_lambda: float = field(default=0.95, metadata=_meta(lo=0, hi=1, doc="GAE's lambda (per seat)"))
+    gamma: float = field(default=1.0, metadata=_meta(lo=0, hi=1, doc="discount per decision; 1 = none within a hand"))
+    ent_coef: float = field(default=0.01, metadata=_meta(lo=0, doc="weight of the entropy bonus (legal actions only)"))
+    vf_coef: float = field(default=0.5, metadata=_meta(lo=0, doc="weight of the value loss"))
+    max_grad_norm: float = field(default=0.5, metadata=_meta(lo=0, lo_open=True, doc="gradients clipped to this norm"))
+    target_kl: Optional[float] = field(default=0.03, metadata=_meta(lo=0, lo_open=True, doc=(
+        "an iteration's epochs stop once the approximate KL passes this (null: never)")))
     reward_scale: float = field(default=0.1, metadata=_meta(lo=0, lo_open=True, doc="value targets = reward * this"))
 
 
@@ -77,7 +80,7 @@ class SelfPlayConfig:
         metadata=_meta(lo=0, doc="'current', 'snapshots' or an agent spec (rule, random, x.pt) -> weight"),
     )
     snapshot_interval: int = field(default=10, metadata=_meta(lo=1, doc="iterations between snapshots"))
-    max_snapshots: int = field(default=8, metadata=_meta(lo=1))
+    max_snapshots: int = field(default=8, metadata=_meta(lo=1, doc="snapshots kept; the oldest leaves past this"))
     sampling: str = field(default="uniform", metadata=_meta(choices=SAMPLINGS, doc="how the snapshots share their "
                           "weight: equally, or toward those the learner does worst against (pfsp)"))
     pfsp_scale: float = field(default=1.0, metadata=_meta(lo=0, lo_open=True, doc="pfsp: snapshot weight "
@@ -88,7 +91,7 @@ class SelfPlayConfig:
 class StageConfig:
     """One part of the PPO budget, with its own learning rate and league (``stages``)."""
 
-    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1, doc="PPO decisions of this stage"))
+    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1, doc="PPO decisions of this stage (required)"))
     lr: Optional[float] = field(default=None, metadata=_meta(lo=0, lo_open=True, doc=(
         "its learning rate (null: ppo.lr); ppo.lr_schedule linear decays it over the stage's decisions")))
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata=_meta(doc=(
@@ -97,7 +100,8 @@ class StageConfig:
 
 @dataclass
 class LearnConfig:
-    phases: list[str] = field(default_factory=lambda: list(PHASE_NAMES), metadata=_meta(choices=PHASE_NAMES))
+    phases: list[str] = field(default_factory=lambda: list(PHASE_NAMES), metadata=_meta(choices=PHASE_NAMES, doc=(
+        "the phases the network decides and learns")))
     other: str = field(default="rule", metadata=_meta(doc="agent spec playing the phases not learned"))
 
 
@@ -111,18 +115,19 @@ class PretrainConfig:
     steps: int = field(default=512, metadata=_meta(lo=64, doc="decisions per game per chunk (env.num_games games); "
                                                               "decisions of hands left unfinished are dropped"))
     epochs: int = field(default=2, metadata=_meta(lo=1, doc="passes over each chunk"))
-    lr: float = field(default=1e-3, metadata=_meta(lo=0, lo_open=True))
-    minibatch_size: int = field(default=1024, metadata=_meta(lo=1))
+    lr: float = field(default=1e-3, metadata=_meta(lo=0, lo_open=True, doc="Adam learning rate of the cloning"))
+    minibatch_size: int = field(default=1024, metadata=_meta(lo=1, doc="teacher decisions per gradient step"))
     vf_coef: float = field(default=0.5, metadata=_meta(lo=0, doc="weight of the value loss"))
 
 
 @dataclass
 class EvalConfig:
     interval: int = field(default=20, metadata=_meta(lo=0, doc="iterations between evaluations (0 = never)"))
-    deals: int = field(default=200, metadata=_meta(lo=1))
-    opponents: list[str] = field(default_factory=lambda: ["rule", "random"])
-    seed: int = field(default=12345, metadata=_meta(lo=0))
-    workers: int = field(default=1, metadata=_meta(lo=1))
+    deals: int = field(default=200, metadata=_meta(lo=1, doc="duplicate deals per opponent at each evaluation"))
+    opponents: list[str] = field(default_factory=lambda: ["rule", "random"], metadata=_meta(doc=(
+        "agent specs the learner is evaluated against (eval/margin_vs_<name> in TensorBoard)")))
+    seed: int = field(default=12345, metadata=_meta(lo=0, doc="the evaluation deal set (the same at every evaluation)"))
+    workers: int = field(default=1, metadata=_meta(lo=1, doc="evaluator processes"))
     ladder_deals: int = field(default=0, metadata=_meta(lo=0, doc="at each evaluation, rate the league's snapshots, "
                               "the learner and the eval opponents in a round robin on this many deals (0 = no)"))
 
@@ -135,9 +140,12 @@ class CheckpointConfig:
 
 @dataclass
 class BudgetConfig:
-    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1))
-    minutes: Optional[float] = field(default=None, metadata=_meta(lo=0, lo_open=True))
-    iterations: Optional[int] = field(default=None, metadata=_meta(lo=1))
+    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1, doc=(
+        "decisions played in the PPO rollouts, all four seats (the warm start not counted); the run stops at the "
+        "first limit reached")))
+    minutes: Optional[float] = field(default=None, metadata=_meta(lo=0, lo_open=True, doc=(
+        "wall-clock minutes, counted across --resume")))
+    iterations: Optional[int] = field(default=None, metadata=_meta(lo=1, doc="PPO iterations"))
 
 
 @dataclass
@@ -155,7 +163,8 @@ class RolloutConfig:
 
 @dataclass
 class Config:
-    rules: Union[str, dict] = "classic"
+    rules: Union[str, dict] = field(default="classic", metadata=_meta(doc=(
+        "a preset name, a mapping of Rules fields (with an optional preset: key) or a rules YAML file")))
     env: EnvConfig = field(default_factory=EnvConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -169,7 +178,8 @@ class Config:
     stages: list[StageConfig] = field(default_factory=list, metadata=_meta(doc=(
         "optional: the PPO budget in parts run one after another (e.g. against rule, then a league); the "
         "league's snapshots carry over; budget.decisions defaults to their sum")))
-    device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda")))
+    device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda"), doc=(
+        "where the learner runs; auto = cuda when available (rollouts run on the CPU)")))
     threads: int = field(default=1, metadata=_meta(lo=0, doc="torch threads (0 = torch's default); 1 is fastest on a shared 2-core machine"))
 
     def to_dict(self) -> dict[str, Any]:
@@ -182,7 +192,8 @@ class Config:
 _FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
-def _type_name(tp) -> str:
+def type_name(tp) -> str:
+    """How error messages and the config reference name a key's type ('an int', 'a list of strings')."""
     origin = typing.get_origin(tp)
     if tp is int:
         return "an int"
@@ -193,12 +204,12 @@ def _type_name(tp) -> str:
     if tp is bool:
         return "true/false"
     if origin is list:
-        return f"a list of {_type_name(typing.get_args(tp)[0])[2:]}s".replace("an ", "")
+        return f"a list of {type_name(typing.get_args(tp)[0]).partition(' ')[2]}s"
     if origin is dict:
         return "a mapping of names to numbers"
     if origin is Union:
         args = [a for a in typing.get_args(tp) if a is not type(None)]
-        names = " or ".join(_type_name(a) for a in args)
+        names = " or ".join(type_name(a) for a in args)
         return names + (" or null" if type(None) in typing.get_args(tp) else "")
     return str(tp)
 
@@ -218,15 +229,15 @@ def _coerce(key: str, value: Any, tp, meta: dict) -> Any:
             except ConfigError:
                 if len(args) == 2:
                     raise
-        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+        raise ConfigError(f"{key}: expected {type_name(tp)}, got {value!r}")
     if origin is list:
         if not isinstance(value, list):
-            raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+            raise ConfigError(f"{key}: expected {type_name(tp)}, got {value!r}")
         (item,) = typing.get_args(tp)
         return [_coerce(f"{key}[{i}]", v, item, meta) for i, v in enumerate(value)]
     if origin is dict:
         if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+            raise ConfigError(f"{key}: expected {type_name(tp)}, got {value!r}")
         _, vt = typing.get_args(tp)
         return {str(k): _coerce(f"{key}.{k}", v, vt, meta) for k, v in value.items()}
     if tp is float:
