@@ -57,9 +57,9 @@ def average_for_play(srcs: list[str], dst: str) -> None:
 
     Runs fine-tuned from one network (e.g. two seeds of one link of a training chain) stay in one basin of the
     loss: the mean of two such runs played better than either for classic's links 3 to 5 and trump_by_card's
-    links 3 to 8 (the README's figures), at no cost at play time; the mean of runs of different recipes from
+    links 3 to 8 (docs/results.md has the figures), at no cost at play time; the mean of runs of different recipes from
     syrian41.pt was level with its best member. Networks trained from different starts do not average into
-    anything useful, and nothing here can tell (the README says which shipped files are averages, of what).
+    anything useful, and nothing here can tell (docs/results.md says which shipped files are averages, of what).
     Every source needs the
     same rules, learned phases and architecture; layout-1 files are upgraded on load. Rules, learned phases and
     config come from the first source; ``counters`` are the sources' sums and ``averaged_from`` names the

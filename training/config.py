@@ -60,7 +60,7 @@ class PPOConfig:
     lr: float = field(default=3e-4, metadata=_meta(lo=0, lo_open=True, doc="Adam learning rate of the PPO updates"))
     lr_schedule: str = field(default="linear", metadata=_meta(choices=("constant", "linear"), doc=(
         "linear: decays to 2% of lr over budget.decisions or budget.iterations (with stages: over each stage)")))
-    clip: float = field(default=0.2, metadata=_meta(lo=0, lo_open=True, doc="PPO's clip range of the probability ratio"))
+    clip: float = field(default=0.2, metadata=_meta(lo=0, lo_open=True, doc="PPO's clip range of the ratio"))
     epochs: int = field(default=3, metadata=_meta(lo=1, doc="passes over each iteration's batch"))
     minibatch_size: int = field(default=4096, metadata=_meta(lo=1, doc="learned decisions per gradient step"))
     gae_lambda: float = field(default=0.95, metadata=_meta(lo=0, hi=1, doc="GAE's lambda (per seat)"))
@@ -156,9 +156,12 @@ class RolloutConfig:
     lag: int = field(default=1, metadata=_meta(lo=0, hi=1, doc=(
         "policy lag: 1 = iteration k >= 1 learns from a rollout played with the weights of iteration k - 1, "
         "collected while the learner updates (pipelined); 0 = collect, then update")))
-    workers: int = field(default=2, metadata=_meta(lo=1, doc="Ray actors, one CPU each; each plays env.num_games games"))
-    address: str = field(default="", metadata=_meta(doc="'' -> $RAY_ADDRESS or a new local Ray; 'auto' or host:port -> a cluster"))
-    timeout: float = field(default=600.0, metadata=_meta(lo=0, lo_open=True, doc="seconds one collection may take (Ray worker or rollout process) before it is retried"))
+    workers: int = field(default=2, metadata=_meta(lo=1, doc=(
+        "Ray actors, one CPU each; each plays env.num_games games")))
+    address: str = field(default="", metadata=_meta(doc=(
+        "'' -> $RAY_ADDRESS or a new local Ray; 'auto' or host:port -> a cluster")))
+    timeout: float = field(default=600.0, metadata=_meta(lo=0, lo_open=True, doc=(
+        "seconds one collection may take (Ray worker or rollout process) before it is retried")))
 
 
 @dataclass
@@ -180,7 +183,8 @@ class Config:
         "league's snapshots carry over; budget.decisions defaults to their sum")))
     device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda"), doc=(
         "where the learner runs; auto = cuda when available (rollouts run on the CPU)")))
-    threads: int = field(default=1, metadata=_meta(lo=0, doc="torch threads (0 = torch's default); 1 is fastest on a shared 2-core machine"))
+    threads: int = field(default=1, metadata=_meta(lo=0, doc=(
+        "torch threads (0 = torch's default); 1 is fastest on a shared 2-core machine")))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
