@@ -2,8 +2,7 @@
 
 ``checkpoints/<preset>.pt`` holds the agent for a preset (``classic.pt``, the self-play
 league's; ``default.pt``, trained against ``rule`` alone, is the baseline it is measured
-against and is seated only by its file name); subfolders (``links/``, the earlier links of a
-training chain that later configs start from) are never seated. A file is matched by the rules recorded in
+against and is seated only by its file name). A file is matched by the rules recorded in
 it, not by its name, so a renamed or retrained file cannot be seated under the wrong rules.
 """
 from __future__ import annotations
