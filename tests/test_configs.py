@@ -17,6 +17,7 @@ from training.config import load_config
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ("classic", "syrian41", "hearts41", "trump_by_card")
 CONFIGS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs").rglob("*.yaml"))
+TEST_CONFIGS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "configs").glob("*.yaml"))
 # the league configs: the four recipes and the chains' links (smoke and default train against rule alone)
 LEAGUE_CONFIGS = [c for c in CONFIGS if c.startswith("configs/chains/") or Path(c).stem in RECIPES]
 SHORT = ["env.num_games=8", "env.rollout_steps=80", "ppo.minibatch_size=256", "pretrain.steps=80",
@@ -94,7 +95,7 @@ def test_every_config_starts_from_files_in_the_repository_or_made_by_an_earlier_
     """Run in order (the top-level configs, then each chain's links), every command written in a header reads only
     files tracked here or written by a command before it in the same sequence; every config has its command."""
     groups: dict[str, list[str]] = {}
-    for c in CONFIGS:
+    for c in CONFIGS + TEST_CONFIGS:
         groups.setdefault(str(Path(c).parent), []).append(c)
     run = set()
     for folder, paths in groups.items():
@@ -109,7 +110,7 @@ def test_every_config_starts_from_files_in_the_repository_or_made_by_an_earlier_
                 made.update(os.path.normpath(w) for w in writes)
                 if "--config" in argv:
                     run.add(argv[argv.index("--config") + 1])
-    assert run >= set(CONFIGS) - {"configs/smoke.yaml"}, sorted(set(CONFIGS) - run)
+    assert run >= set(CONFIGS + TEST_CONFIGS) - {"configs/smoke.yaml"}, sorted(set(CONFIGS + TEST_CONFIGS) - run)
 
 
 def test_a_start_file_outside_the_repository_is_caught(tmp_path):
