@@ -60,7 +60,14 @@ def test_a_run_from_another_file_records_that_file_s_hash(runs):
     p = runs["b"]["provenance"]
     assert p["seed"] == 5
     assert p["parents"] == [{"role": "pretrain.init", "path": str(runs["tmp"] / "a" / "latest.pt"),
-                             "sha256": runs["a_sha"]}]
+                             "sha256": runs["a_sha"], "provenance": runs["a"]["provenance"]}]
+
+
+def test_a_league_member_file_is_a_parent_too(tmp_path):
+    spec = "checkpoints/default.pt"
+    p = _train(str(tmp_path / "r"), f"selfplay.weights={{current: 0.5, {spec}: 0.5}}", "model.hidden=[256, 256]")
+    assert p["provenance"]["parents"] == [{"role": "selfplay.weights", "path": spec,
+                                           "sha256": sha256_file(spec), "provenance": None}]  # (from before it)
 
 
 def test_a_resumed_run_keeps_its_record_and_adds_the_file_it_continued(runs):

@@ -23,7 +23,7 @@ from typing import Any, Optional
 import torch
 
 from agents import ANY_RULES
-from agents.checkpoint import sha256_file
+from agents.checkpoint import load_checkpoint, sha256_file
 
 PROVENANCE_VERSION = 1
 PACKAGE = "tarneeb-rl"
@@ -67,11 +67,13 @@ def config_source(path: str, files: list[str], overrides: list[str]) -> dict[str
 
 
 def file_parent(role: str, spec: str) -> Optional[dict[str, Any]]:
-    """``{role, path, sha256}`` for a spec that is a checkpoint file (``x.pt``, ``x.pt?rules=any``), else None."""
+    """``{role, path, sha256, provenance}`` for a spec that is a checkpoint file (``x.pt``, ``x.pt?rules=any``;
+    its own provenance, None for a file from before it), else None."""
     path = spec.removesuffix(ANY_RULES)
     if not path.endswith(".pt") or not os.path.isfile(path):
         return None
-    return {"role": role, "path": path, "sha256": sha256_file(path)}
+    return {"role": role, "path": path, "sha256": sha256_file(path),
+            "provenance": load_checkpoint(path).get("provenance")}
 
 
 def run_provenance(cfg, source: Optional[dict[str, Any]]) -> dict[str, Any]:
