@@ -77,11 +77,15 @@ def _files_named(specs: Sequence[str], rules: str) -> dict[str, str]:
 
 def _print_info(path: str) -> int:
     try:
-        info = checkpoint_info(path)
+        text = format_info(checkpoint_info(path))
     except CheckpointError as e:
         print(f"evaluate.py: error: --info: {e}", file=sys.stderr)
         return 2
-    print(format_info(info), end="")
+    except RecursionError:  # plain data nested deeper than any file train.py writes: a crafted file
+        print(f"evaluate.py: error: --info: {path}: its records are nested too deeply to be a file train.py wrote",
+              file=sys.stderr)
+        return 2
+    print(text, end="")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import pickle
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,23 @@ def test_info_refuses_a_bad_or_hostile_file_in_one_line(tmp_path, capfd, content
     out, err = capfd.readouterr()  # (file descriptors: os.system's echo would write there)
     assert code == 2 and out == "" and "pwned" not in err
     assert len(err.strip().splitlines()) == 1 and err.startswith(f"evaluate.py: error: --info: {bad}: ")
+
+
+def test_info_refuses_a_crafted_file_nested_too_deeply_in_one_line(tmp_path, capsys):
+    data = load_checkpoint("checkpoints/classic.pt")
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    path = tmp_path / "deep.pt"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)  # torch.save recurses too
+    try:
+        torch.save({**data, "provenance": deep}, path)
+    finally:
+        sys.setrecursionlimit(limit)
+    code, out, err = _info(capsys, "--info", str(path))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"evaluate.py: error: --info: {path}: its records are nested")
 
 
 def test_info_takes_no_agents(capsys):
