@@ -9,6 +9,7 @@ used, and what to do (never torch's advice to load it with
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
 import zipfile
@@ -26,6 +27,7 @@ FORMAT_VERSION = 1
 # What playing a checkpoint reads; a training checkpoint holds more (see training.checkpoints).
 AGENT_KEYS = ("rules", "learn", "model", "state_dict")
 LAYOUT_1_SIZE = OFFSETS["voids"]  # layout 1 was today's layout up to the voids block
+_HASH_CHUNK = 1 << 20  # bytes hashed at a time
 USE_INSTEAD = "use a .pt written by train.py (runs/<name>/latest.pt) or by train.py --export"
 
 
@@ -67,6 +69,15 @@ def _unreadable(path: str, error: Exception) -> CheckpointError:
         else:
             what = "not a torch file (unrecognised binary data)"
     return CheckpointError(f"{path}: {what}, so not a tarneeb-rl checkpoint; {USE_INSTEAD}")
+
+
+def sha256_file(path: str) -> str:
+    """The sha256 of a file's content, as ``sha256sum`` prints it (provenance and the shipped files' manifest)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(_HASH_CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def load_checkpoint(path: str) -> dict[str, Any]:

@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from typing import Optional
 
 import agents
+from agents.checkpoint import CheckpointError
 from agents.rules_check import warnings_in_one_line
 from tarneeb_env import IllegalActionError
 
+from .info import checkpoint_info, format_info
 from .match import EvaluationInputError, round_robin
 from .report import _print_match, _print_round_robin
 from .tables import DEALS_PER_BATCH
@@ -36,8 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Duplicate evaluation: each deal is played twice with the same cards and dealer, the agents "
         "swapping seats; the margin is A's net score per deal. With more than two agents: a round robin.",
     )
-    p.add_argument("agents", nargs="+", metavar="AGENT",
+    p.add_argument("agents", nargs="*", metavar="AGENT",
                    help="agent spec: built-in name, checkpoint .pt, file.py:Name or module:Name (two or more)")
+    p.add_argument("--info", metavar="FILE.pt", help="print how checkpoint FILE.pt was made (its provenance, and "
+                   "the MANIFEST.yaml entry of a shipped file) and exit")
     p.add_argument("--deals", type=_int_at_least(1), default=2000, help="duplicate deals per pair (default 2000)")
     p.add_argument("--rules", default="classic", help="preset name or rules .yaml file (default classic)")
     p.add_argument("--seed", type=_int_at_least(0), default=0, help="names the deal set (default 0)")
@@ -71,9 +75,27 @@ def _files_named(specs: Sequence[str], rules: str) -> dict[str, str]:
     return named
 
 
+def _print_info(path: str) -> int:
+    try:
+        text = format_info(checkpoint_info(path))
+    except CheckpointError as e:
+        print(f"evaluate.py: error: --info: {e}", file=sys.stderr)
+        return 2
+    except RecursionError:  # plain data nested deeper than any file train.py writes: a crafted file
+        print(f"evaluate.py: error: --info: {path}: its records are nested too deeply to be a file train.py wrote",
+              file=sys.stderr)
+        return 2
+    print(text, end="")
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.info is not None:
+        if args.agents:
+            parser.error("--info prints one checkpoint's provenance; give no agents with it")
+        return _print_info(args.info)
     if len(args.agents) < 2:
         parser.error("give at least two agents")
     import torch

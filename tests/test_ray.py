@@ -144,5 +144,5 @@ def test_merge_adds_counts_and_weights_rates_by_hands():
 
 
 def test_ray_config_file_selects_the_ray_backend():
-    cfg = load_config("configs/ray.yaml")
+    cfg = load_config("tests/configs/ray.yaml")
     assert cfg.rollout.backend == "ray" and cfg.rollout.workers >= 2

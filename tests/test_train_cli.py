@@ -110,7 +110,7 @@ def test_an_override_in_the_pool_is_one_warning_line_however_often_it_is_loaded(
     class PoolOnlyTrainer:
         """Seats the pool agents as the trainer does (for the run's rules), twice, and trains nothing."""
 
-        def __init__(self, cfg, run_dir, resume=None, progress=False):
+        def __init__(self, cfg, run_dir, resume=None, progress=False, **provenance):
             self.run_dir = run_dir
             for _ in range(2):
                 for spec in cfg.selfplay.weights:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from agents.checkpoint import load_checkpoint, model_from_checkpoint
+from agents.checkpoint import load_checkpoint
 from agents.model import ActorCritic
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE
 from tarneeb_env.privileged import PRIV_SIZE
@@ -20,6 +20,12 @@ def _inputs(n: int = 64, seed: int = 0):
     return obs, mask, priv
 
 
+def _privileged() -> ActorCritic:
+    """A network of the shipped size with the privileged critic (no shipped file has one)."""
+    torch.manual_seed(0)
+    return ActorCritic([256, 256], critic="privileged").eval()
+
+
 def _widened(old: ActorCritic, hidden, noise: float) -> ActorCritic:
     wide = ActorCritic(hidden, critic=old.critic, canonical_trump=old.canonical_trump)
     state = widen_state(old.state_dict(), old.hidden, hidden, torch.Generator().manual_seed(1), noise=noise)
@@ -28,8 +34,8 @@ def _widened(old: ActorCritic, hidden, noise: float) -> ActorCritic:
 
 
 @torch.no_grad()
-def test_the_shipped_network_widened_without_noise_plays_and_values_as_before():
-    old = model_from_checkpoint(load_checkpoint("checkpoints/links/classic_chain.pt"))
+def test_a_privileged_network_widened_without_noise_plays_and_values_as_before():
+    old = _privileged()
     wide = _widened(old, [384, 320], noise=0.0)
     assert old.critic == "privileged"
     obs, mask, priv = _inputs()
@@ -50,7 +56,7 @@ def test_a_shared_critic_reads_the_widened_trunk():
 
 @torch.no_grad()
 def test_the_noise_separates_the_copies_and_moves_the_function_only_a_little():
-    old = model_from_checkpoint(load_checkpoint("checkpoints/links/classic_chain.pt"))
+    old = _privileged()
     wide = _widened(old, [320, 256], noise=0.01)
     first = wide.trunk[0].weight
     assert torch.equal(first[:256], old.trunk[0].weight)  # the old units are kept as they were

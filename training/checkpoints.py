@@ -15,6 +15,8 @@ import torch
 from agents.checkpoint import FORMAT, FORMAT_VERSION, CheckpointError, load_checkpoint, require_keys
 from tarneeb_env import OBS_VERSION
 
+from .provenance import derived
+
 
 def save_checkpoint(path: str, payload: dict[str, Any]) -> None:
     """Write ``payload`` (plus format markers) to ``path`` atomically: tmp file, then ``os.replace``."""
@@ -49,7 +51,8 @@ def export_for_play(src: str, dst: str) -> None:
     data = load_checkpoint(src)
     require_keys(data, src, PLAY_KEYS, "to export")
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-    save_checkpoint(dst, {k: data[k] for k in PLAY_KEYS})
+    save_checkpoint(dst, {**{k: data[k] for k in PLAY_KEYS},
+                          "provenance": derived("export", [(src, _short_name(src), data)])})
 
 
 def average_for_play(srcs: list[str], dst: str) -> None:
@@ -83,7 +86,8 @@ def average_for_play(srcs: list[str], dst: str) -> None:
     counters = {k: sum(d["counters"].get(k, 0) for d in datas) for k in first["counters"]}
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     save_checkpoint(dst, {**{k: first[k] for k in PLAY_KEYS}, "state_dict": average, "counters": counters,
-                          "last_eval": {}, "averaged_from": [_short_name(src) for src in srcs]})
+                          "last_eval": {}, "averaged_from": [_short_name(src) for src in srcs],
+                          "provenance": derived("average", [(s, _short_name(s), d) for s, d in zip(srcs, datas)])})
 
 
 def _short_name(path: str) -> str:

@@ -16,10 +16,12 @@ from .config import (
     ConfigError,
     apply_overrides,
     check_override_key,
+    config_files,
     config_from_dict,
     dump_config,
     load_config,
 )
+from .provenance import config_source
 from .trainer import RESUME_MUTABLE, Trainer, require_current_layout
 
 _DESCRIPTION = "Self-play PPO for Tarneeb, from a behaviour-cloning warm start."
@@ -97,10 +99,12 @@ def setup(args: argparse.Namespace) -> Trainer:
             if key.split(".")[0] not in RESUME_MUTABLE:
                 raise ConfigError(f"--set {key}: cannot be changed on --resume (only {', '.join(RESUME_MUTABLE)})")
         data = load_resumable(args.resume)
+        source = None
         cfg = config_from_dict(apply_overrides(data["config"], args.set))
         run_dir = args.resume
     else:
         cfg = load_config(args.config, args.set)
+        source = config_source(args.config, config_files(args.config), args.set)
         run_dir = args.run_dir or os.path.join("runs", os.path.splitext(os.path.basename(args.config))[0])
         if os.path.exists(os.path.join(run_dir, "latest.pt")):
             raise ConfigError(f"{run_dir} already holds a run; continue it with --resume {run_dir} or pick --run-dir")
@@ -109,7 +113,7 @@ def setup(args: argparse.Namespace) -> Trainer:
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as f:
         f.write(dump_config(cfg))
-    return Trainer(cfg, run_dir, resume=data, progress=not args.no_progress)
+    return Trainer(cfg, run_dir, resume=data, progress=not args.no_progress, config_file=source, overrides=args.set)
 
 
 def main(argv=None) -> int:

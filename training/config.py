@@ -447,6 +447,11 @@ def _read_config_file(path: str, chain: tuple[str, ...] = ()) -> tuple[dict[str,
     return _merge_sections(base_data, data), [path, *files]
 
 
+def config_files(path: str) -> list[str]:
+    """The files a config is read from: ``path``, then its ``base:`` chain."""
+    return _read_config_file(path)[1]
+
+
 def load_config(path: str | None, overrides: list[str] = ()) -> Config:
     """Read a YAML file and its bases (or start from defaults when ``path`` is None), apply overrides, validate."""
     data: dict[str, Any] = {}

@@ -52,6 +52,7 @@ from .config import Config, ConfigError, SelfPlayConfig
 from .imitation import TeacherRollout, bc_update
 from .league import League, ladder
 from .ppo import ppo_update
+from .provenance import resumed, run_provenance
 from .rollout import LocalRollout, PoolEntry
 from .seeds import chunk_seed, iteration_seed, update_generator
 from .widen import can_widen, widen_state
@@ -101,7 +102,10 @@ def default_backend(cfg: Config) -> str:
 class Trainer:
     """Owns the learner state (model, optimizer, pool, counters, the rollout in flight) and the training loop."""
 
-    def __init__(self, cfg: Config, run_dir: str, resume: dict[str, Any] | None = None, progress: bool = True):
+    def __init__(self, cfg: Config, run_dir: str, resume: dict[str, Any] | None = None, progress: bool = True,
+                 config_file: dict[str, Any] | None = None, overrides: list[str] = ()):
+        """``config_file`` (:func:`training.provenance.config_source`) and ``overrides`` are recorded in every
+        checkpoint's provenance."""
         if resume is not None:  # before anything is built or started
             require_current_layout(resume, f"resume {run_dir}", os.path.join(run_dir, "latest.pt"))
         self.cfg = cfg
@@ -129,9 +133,13 @@ class Trainer:
         self.teacher: TeacherRollout | None = None  # built on the first pretraining chunk
         self.last_eval: dict[str, float] = {}
         if resume is not None:
+            self.provenance = resumed(resume.get("provenance"), cfg, os.path.join(run_dir, "latest.pt"),
+                                      list(overrides))
             self._restore(resume)
-        elif cfg.pretrain.init:
-            self._init_from(cfg.pretrain.init)
+        else:
+            self.provenance = run_provenance(cfg, config_file)
+            if cfg.pretrain.init:
+                self._init_from(cfg.pretrain.init)
 
     def _init_from(self, path: str) -> None:
         """Start from a trained checkpoint's weights: the policy trunk and head always, the critic when the
@@ -215,6 +223,7 @@ class Trainer:
             "lag": self.cfg.rollout.lag,  # kept apart from the config, which --set may change on --resume
             "inflight": None if self.inflight is None else self.inflight.state(),
             "rng": rng_states(),
+            "provenance": self.provenance,
         }
 
     def save(self) -> str:
