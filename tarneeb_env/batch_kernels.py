@@ -354,6 +354,45 @@ def step_games(st, auc, plays, tw, actions, rv, rewards, outcome, obs, mask, sea
     return ended
 
 
+
+@njit(cache=True)
+def step_some(st, auc, plays, tw, games, actions, rv, rewards, outcome, obs, mask, seat, obs_seats):
+    """``step_games`` for ``games[k]`` only (action ``actions[k]``), the other games left as they are.
+
+    ``rewards``, ``outcome``, ``obs``, ``mask`` and ``seat`` are indexed by game; only the rows of ``games`` are
+    written. A game whose deal goes on gets its next mask and seat, and its observation only where bit ``s`` of
+    ``obs_seats[i]`` is set for the seat ``s`` to act (a caller whose agents decide from the state skips the
+    rest). Returns the number of deals that ended, or ``-1 - k`` when ``actions[k]`` is illegal (nothing changed).
+    """
+    for k in range(games.shape[0]):
+        i = games[k]
+        a = actions[k]
+        cards, others = legal_sets(st, plays, i, rv)
+        if 0 <= a < NUM_CARDS:
+            ok = (cards >> a) & 1
+        elif BID_BASE <= a < NUM_ACTIONS:
+            ok = (others >> (a - BID_BASE)) & 1
+        else:
+            ok = 0
+        if not ok:
+            return -1 - k
+    ended = 0
+    for k in range(games.shape[0]):
+        i = games[k]
+        rewards[i, :] = 0.0
+        o = _apply(st, auc, plays, tw, i, actions[k], rv, rewards)
+        outcome[i] = o
+        if o == GOES_ON:
+            s = st[i, CURRENT]
+            seat[i] = s
+            legal_mask_row(st, plays, i, rv, mask[i])
+            if (obs_seats[i] >> s) & 1:
+                write_obs_row(st, auc, plays, i, s, rv, obs[i])
+        else:
+            ended += 1
+    return ended
+
+
 # ------------------------------------------------------------- observations
 @njit(cache=True)
 def write_obs_row(st, auc, plays, i, o, rv, row):
