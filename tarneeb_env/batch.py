@@ -342,6 +342,16 @@ class BatchEnv:
             o += n + m
         return out
 
+    def legal_masks(self, games: Sequence[int]) -> np.ndarray:
+        """int8 (len(games), 70): the action masks of ``games``' seats to act, from the state (for agents
+        deciding on the engine, which are not handed the step's arrays)."""
+        if not self._ready:
+            raise RuntimeError("BatchEnv.legal_masks called before reset()")
+        games = np.ascontiguousarray(games, dtype=np.int64)
+        out = np.empty((len(games), NUM_ACTIONS), dtype=np.int8)
+        bk.legal_masks(self._st, self._plays, games, self._rv, out)
+        return out
+
     def kernel_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(st, plays, rv)``: the state columns, plays and rule vector of :mod:`~tarneeb_env.batch_kernels`,
         for agents that decide in numba straight from them (``rule``'s card play); read only."""

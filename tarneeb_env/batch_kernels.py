@@ -115,6 +115,13 @@ def legal_mask_row(st, plays, i, rv, out):
     out[BID_BASE + 17] = _BITS[b, 1]
 
 
+@njit(cache=True)
+def legal_masks(st, plays, games, rv, out):
+    """``out[k]``: game ``games[k]``'s int8[NUM_ACTIONS] action mask."""
+    for k in range(games.shape[0]):
+        legal_mask_row(st, plays, games[k], rv, out[k])
+
+
 # -------------------------------------------------------------------- deals
 @njit(cache=True)
 def start_deal(st, auc, plays, tw, dealt, i, hands, exposed, rv):

@@ -34,6 +34,7 @@ from agents.seating import BatchTables, Seating
 
 from .batch import ALL_SEATS, BatchEnv, game_seeds
 from .cards import NUM_ACTIONS
+from .game import IllegalActionError
 from .rules import RulesSpec
 from .tarneeb import _observation_space
 
@@ -115,7 +116,7 @@ class TarneebVectorEnv(VectorEnv):
         self._play_others(rewards, done, done.copy(), infos)
         if done.any():
             raise RuntimeError("an episode ended before the learner's first decision")
-        return self._obs.copy(), self._infos(infos)
+        return self._obs, self._infos(infos)
 
     def _draw_learner(self, games: np.ndarray) -> None:
         """The learner's team or seat in a new episode of ``games``."""
@@ -140,9 +141,16 @@ class TarneebVectorEnv(VectorEnv):
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
         infos: dict[str, Any] = {}
-        self._move(np.arange(self.num_envs), acts, rewards, terminated, truncated, infos)
+        # a new observation array each step (the caller may keep the last one) instead of a copy: every game's
+        # row is written in this step, when the learner is next to act
+        previous, self._obs = self._obs, np.empty_like(self._obs)
+        try:
+            self._move(np.arange(self.num_envs), acts, rewards, terminated, truncated, infos)
+        except IllegalActionError:  # nothing was applied
+            self._obs = previous
+            raise
         self._play_others(rewards, terminated, truncated, infos)
-        return self._obs.copy(), rewards, terminated, truncated, self._infos(infos)
+        return self._obs, rewards, terminated, truncated, self._infos(infos)
 
     def _play_others(self, rewards, terminated, truncated, infos) -> None:
         """The other seats act (one ``act_batch`` per step of their games) until the learner is to act in every
@@ -161,8 +169,13 @@ class TarneebVectorEnv(VectorEnv):
         r, done, final_obs, records = self.engine.step_some(
             games, acts, self._obs, self._mask, self._seat, obs_seats, final_seats=self._learner_seat)
         rewards += r[np.arange(self.num_envs), self._learner_seat]
-        for i, record in records:
-            infos.setdefault("hand_record", np.full(self.num_envs, None, dtype=object))[i] = record
+        if records:
+            if "hand_record" not in infos:
+                infos["hand_record"] = np.full(self.num_envs, None, dtype=object)
+                infos["_hand_record"] = np.zeros(self.num_envs, dtype=bool)
+            for i, record in records:
+                infos["hand_record"][i] = record
+                infos["_hand_record"][i] = True
         if not done.any():
             return
         ends = np.flatnonzero(done)
@@ -170,17 +183,17 @@ class TarneebVectorEnv(VectorEnv):
             raise RuntimeError("an episode ended twice in one step without a learner decision")
         truncated[ends] = self.engine.truncated[ends]
         terminated[ends] = ~truncated[ends]
-        final = infos.setdefault("final_obs", np.full(self.num_envs, None, dtype=object))
+        if "final_obs" not in infos:
+            infos["final_obs"] = np.full(self.num_envs, None, dtype=object)
+        final = infos["final_obs"]
         for k, i in enumerate(ends.tolist()):
             final[i] = final_obs[k]
+        infos["_final_obs"] = terminated | truncated
         self._draw_learner(ends)
 
     def _infos(self, infos: dict[str, Any]) -> dict[str, Any]:
         infos["action_mask"] = self._mask.copy()
         infos["seat"] = self._seat.copy()
-        for key in ("hand_record", "final_obs"):
-            if key in infos:
-                infos["_" + key] = np.array([x is not None for x in infos[key]])
         return infos
 
     # ---------------------------------------------------------------- masking

@@ -153,3 +153,18 @@ def test_bad_input_says_what_is_wrong():
         env.step(illegal)
     with pytest.raises(ValueError, match=r"options: unknown key"):
         env.reset(options={"deal": []})
+
+
+def test_observations_returned_stay_valid_and_an_illegal_action_changes_nothing():
+    env = tarneeb_env.vector_env(3, opponents="random", seed=2)
+    obs, info = env.reset()
+    kept = obs.copy()
+    illegal = np.array([int(np.flatnonzero(m == 0)[0]) for m in info["action_mask"]])
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    legal = random_legal_actions(info["action_mask"], np.random.default_rng(0))
+    after, *_ = env.step(legal)
+    assert np.array_equal(obs, kept)  # the caller's array is not reused
+    twin = tarneeb_env.vector_env(3, opponents="random", seed=2)
+    twin.reset()
+    assert np.array_equal(after, twin.step(legal)[0])  # the failed step left no trace
