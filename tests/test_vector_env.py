@@ -168,3 +168,19 @@ def test_observations_returned_stay_valid_and_an_illegal_action_changes_nothing(
     twin = tarneeb_env.vector_env(3, opponents="random", seed=2)
     twin.reset()
     assert np.array_equal(after, twin.step(legal)[0])  # the failed step left no trace
+
+
+def test_random_agent_batched_draws_are_its_one_by_one_draws():
+    """``random`` decides from masks at the batch engine (no views); its actions must stay those of ``act``."""
+    from agents.random_agent import RandomAgent
+    from tarneeb_env.batch import BatchEnv
+
+    be = BatchEnv(20, seed=1)
+    obs, mask, seat = be.reset()
+    one, batched, on_env = RandomAgent(seed=3), RandomAgent(seed=3), RandomAgent(seed=3)
+    for _ in range(150):
+        observations = [{"observation": None, "action_mask": m} for m in mask]
+        expected = [one.act(o, v) for o, v in zip(observations, be.views(range(20)))]
+        assert batched.act_batch(observations, None) == expected
+        assert on_env.act_batch_env(be, list(range(20))) == expected
+        obs, mask, seat, *_ = be.step(np.array(expected))
