@@ -71,6 +71,8 @@ class TarneebVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int, rules: RulesSpec, opponents: Union[str, agents.Agent], seats: str,
                  reward: str, episode: str, max_hands: int, seed: Optional[int]):
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs: must be a positive int, got {num_envs!r}")
         if seats not in SEATS:
             raise ValueError(f"seats: {seats!r} is not one of {list(SEATS)}")
         self.engine = BatchEnv(num_envs, rules=rules, episode=episode, reward=reward, max_hands=max_hands)

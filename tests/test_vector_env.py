@@ -138,6 +138,8 @@ def test_make_vec_and_record_episode_statistics():
 
 
 def test_bad_input_says_what_is_wrong():
+    with pytest.raises(ValueError, match=r"num_envs: must be a positive int, got 0"):
+        tarneeb_env.vector_env(0)
     with pytest.raises(ValueError, match=r"seats: 'both' is not one of"):
         tarneeb_env.vector_env(2, seats="both")
     with pytest.raises(ValueError, match=r"reward: 'points' is not one of"):
