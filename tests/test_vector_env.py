@@ -186,3 +186,15 @@ def test_random_agent_batched_draws_are_its_one_by_one_draws():
         assert batched.act_batch(observations, None) == expected
         assert on_env.act_batch_env(be, list(range(20))) == expected
         obs, mask, seat, *_ = be.step(np.array(expected))
+
+
+def test_reset_options_deal_fixed_hands_per_game():
+    from tarneeb_env.observation import HAND
+
+    deal = [list(range(s * 13, s * 13 + 13)) for s in range(4)]  # seat s holds suit s
+    env = tarneeb_env.vector_env(2, opponents="random", seats="seat2", seed=0)
+    obs, info = env.reset(options={"games": [{"deal": deal, "dealer": 1}, None]})
+    assert np.flatnonzero(obs[0, HAND : HAND + 52]).tolist() == deal[2]
+    assert (info["seat"] == 2).all()
+    with pytest.raises(ValueError, match=r"options\[1\]"):
+        env.reset(options={"games": [None, {"dealer": 7}]})
