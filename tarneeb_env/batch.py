@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import operator
-from typing import Any, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 import numpy as np
 
@@ -191,6 +191,8 @@ class BatchEnv:
             raise ValueError(f"actions: expected {len(games)} ints, got shape {acts.shape} and dtype {acts.dtype}")
         if games.size and (games.min() < 0 or games.max() >= n):
             raise IndexError(f"games: indices must be in 0..{n - 1}")
+        if len(np.unique(games)) != len(games):  # legality is checked for all before any is applied
+            raise ValueError("games: each game at most once per step_some call")
         acts = np.ascontiguousarray(acts, dtype=np.int64)
         if obs_seats is None:
             obs_seats = np.full(n, ALL_SEATS, dtype=np.int64)
@@ -212,7 +214,8 @@ class BatchEnv:
         records = self._next_deals(outcome, done, obs, mask, seat) if ended else []
         return rewards, done, final_obs, records
 
-    def _illegal(self, bad: int, a: int):
+    def _illegal(self, bad: int, a: int) -> NoReturn:
+        """Raise the error for illegal action ``a`` in game ``bad`` (the state is unchanged)."""
         st = self._st
         name = action_str(a) if 0 <= a < NUM_ACTIONS else "not an action"
         raise IllegalActionError(

@@ -198,3 +198,22 @@ def test_reset_options_deal_fixed_hands_per_game():
     assert (info["seat"] == 2).all()
     with pytest.raises(ValueError, match=r"options\[1\]"):
         env.reset(options={"games": [None, {"dealer": 7}]})
+
+
+def test_batch_step_some_steps_only_the_games_named():
+    from tarneeb_env.batch import BatchEnv
+
+    be, twin = BatchEnv(4, seed=6), BatchEnv(4, seed=6)
+    obs, mask, seat = be.reset()
+    tobs, tmask, tseat = twin.reset()
+    rng = np.random.default_rng(0)
+    acts = random_legal_actions(mask, rng)
+    kept = obs[[1, 3]].copy()
+    be.step_some([0, 2], acts[[0, 2]], obs, mask, seat)
+    assert np.array_equal(obs[[1, 3]], kept)  # the waiting games are untouched
+    tobs, tmask, tseat, *_ = twin.step(acts)
+    assert np.array_equal(obs[[0, 2]], tobs[[0, 2]]) and np.array_equal(seat[[0, 2]], tseat[[0, 2]])
+    with pytest.raises(ValueError, match=r"each game at most once"):
+        be.step_some([1, 1], acts[[1, 1]], obs, mask, seat)
+    with pytest.raises(IllegalActionError, match=r"game 3: illegal action"):
+        be.step_some([1, 3], np.array([acts[1], int(np.flatnonzero(mask[3] == 0)[0])]), obs, mask, seat)
