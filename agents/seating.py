@@ -221,6 +221,9 @@ class Seating:
         # per table and seat, the group of the seated agent (a Python list: the step loop indexes it per table)
         group = np.array(self._group + [LEFT_TO_CALLER], dtype=np.int64)
         self._seat_group = group[self.seat_agent].tolist()
+        # the group of every seat at every table when that is one agent (a learner's vector env): act skips grouping
+        only = np.unique(group[self.seat_agent])
+        self._only = int(only[0]) if len(only) == 1 and only[0] != LEFT_TO_CALLER else None
 
     @property
     def reads_observation(self) -> bool:
@@ -262,13 +265,16 @@ class Seating:
         """Actions for ``tables`` (``seats[j]`` to act at ``tables[j]``), in that order: one call per agent."""
         seat_group = self._seat_group
         groups: dict[int, list[int]] = {}
-        for j, (i, s) in enumerate(zip(tables, seats)):
-            g = seat_group[i][s]
-            members = groups.get(g)
-            if members is None:
-                groups[g] = [j]
-            else:
-                members.append(j)
+        if self._only is not None:
+            groups[self._only] = list(range(len(tables)))
+        else:
+            for j, (i, s) in enumerate(zip(tables, seats)):
+                g = seat_group[i][s]
+                members = groups.get(g)
+                if members is None:
+                    groups[g] = [j]
+                else:
+                    members.append(j)
         if LEFT_TO_CALLER in groups:
             j = groups[LEFT_TO_CALLER][0]
             raise ValueError(f"table {tables[j]}: seat {seats[j]} is the caller's to play, not an agent's")
@@ -286,7 +292,7 @@ class Seating:
                     observations = [{"observation": rows[k], "action_mask": masks[j]}
                                     for k, j in enumerate(members)]
                 else:
-                    observations = [{"observation": None, "action_mask": masks[j]} for j in members]
+                    observations = [{"observation": None, "action_mask": m} for m in masks[members]]
                 batch = getattr(agent, "act_batch", None)
                 views = LazyViews(idx, engine.views)
                 if batch is not None:

@@ -1,12 +1,11 @@
-"""tarneeb_v0 with Stable-Baselines3: sb3-contrib's MaskablePPO on a single-agent view of the AEC env.
+"""Tarneeb with Stable-Baselines3: sb3-contrib's MaskablePPO on ``tarneeb_env.vector_env``.
 
-The pattern of PettingZoo's "SB3 action masking" tutorial (a single-agent
-wrapper, ``ActionMasker``, ``MaskablePPO``), with one change for a team game:
-the tutorial lets one policy act for every seat and credits each decision with
-the reward of whichever seat moved last, which in Tarneeb would reward a seat
-for its opponents' hands. Here the learner plays one team (drawn per hand;
-both partners share the team's reward) and an ``opponent`` agent plays the
-other two seats inside the wrapper. Needs the extra: ``pip install -e ".[sb3]"``.
+The learner plays one team (drawn per hand; both partners share the team's
+reward) and an ``opponent`` agent plays the other two seats inside the batch
+engine, so each step is one learner decision in each of ``--num-envs`` games.
+SB3 takes its own ``VecEnv``, not gymnasium's ``VectorEnv``: ``TarneebVecEnv``
+below adapts one to the other, and its ``env_method("action_masks")`` is where
+MaskablePPO reads the legal actions. Needs the extra: ``pip install -e ".[sb3]"``.
 
     python examples/sb3_maskable_ppo.py --steps 20000 --out runs/sb3_maskable_ppo.zip
     TARNEEB_SB3_MODEL=runs/sb3_maskable_ppo.zip \\
@@ -19,14 +18,13 @@ import os
 import sys
 from typing import Any, Optional, Sequence
 
-import gymnasium as gym
 import numpy as np
 import torch
 
 INSTALL_HINT = 'this example needs the sb3 extra (Stable-Baselines3, sb3-contrib): pip install -e ".[sb3]"'
 try:
     from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.wrappers import ActionMasker
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 except ImportError as e:  # run as a script: one line and exit 2; imported (an agent spec): an ImportError
     if __name__ != "__main__":
         raise ImportError(f"{INSTALL_HINT} ({e})") from None
@@ -39,80 +37,66 @@ from tarneeb_env import PlayerView
 
 MODEL_ENV_VAR = "TARNEEB_SB3_MODEL"
 DEFAULT_MODEL = "runs/sb3_maskable_ppo.zip"
+N_STEPS = 512  # learner decisions per rollout, over all games
 
 
-class TeamVsAgentEnv(gym.Env):
-    """One team of a tarneeb_v0 hand as a gymnasium env; ``opponent`` plays the other team's seats.
+class TarneebVecEnv(VecEnv):
+    """``tarneeb_env.vector_env`` behind Stable-Baselines3's ``VecEnv`` interface (SB3 takes no gymnasium
+    ``VectorEnv``). Both reset a finished game inside the step that ended it, so this only renames: gymnasium's
+    ``infos["final_obs"]`` becomes SB3's per-game ``terminal_observation`` (with ``TimeLimit.truncated``), and
+    ``env_method("action_masks")`` hands MaskablePPO the legal actions of every game."""
 
-    The reward of a step is the learner team's score difference earned since its previous decision
-    (non-zero only when the hand ends); ``action_masks()`` gives the legal actions of the seat to act.
-    """
+    def __init__(self, venv):
+        self.venv = venv
+        super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
 
-    def __init__(self, opponent: str = "random", rules: Any = "classic"):
-        self.aec = tarneeb_env.env(rules=rules, episode="hand")
-        space = self.aec.observation_space("player_0")
-        self.observation_space = space["observation"]
-        self.action_space = self.aec.action_space("player_0")
-        self.opponent = agents.load(opponent)
-        self.team = 0
+    def reset(self) -> np.ndarray:
+        obs, _ = self.venv.reset(seed=self._seeds[0])  # model.set_random_seed() seeds game 0 first: one seed
+        self._reset_seeds()
+        return obs
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        super().reset(seed=seed)
-        self.aec.reset(seed=int(self.np_random.integers(2**31)))
-        self.opponent.seed(int(self.np_random.integers(2**31)))
-        self.opponent.reset()
-        self.team = int(self.np_random.integers(2))
-        self._play_opponents()
-        return self._observation(), {}
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.int64)
 
-    def step(self, action):
-        reward = self._apply(int(action)) + self._play_opponents()
-        done = self._done()
-        return self._observation(), reward, done, False, {}
+    def step_wait(self):
+        obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
+        dones = terminated | truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(dones):
+            infos[i] = {"terminal_observation": info["final_obs"][i],
+                        "TimeLimit.truncated": bool(truncated[i] and not terminated[i])}
+        return obs, rewards, dones, infos
 
-    def action_masks(self) -> np.ndarray:
-        if self._done():
-            return np.ones(self.action_space.n, dtype=bool)
-        return self.aec.observe(self.aec.agent_selection)["action_mask"].astype(bool)
+    def close(self) -> None:
+        self.venv.close()
 
-    def _done(self) -> bool:
-        a = self.aec.agent_selection
-        return self.aec.terminations[a] or self.aec.truncations[a]
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self.venv, attr_name)] * len(self._get_indices(indices))
 
-    def _observation(self) -> np.ndarray:
-        return self.aec.observe(self.aec.agent_selection)["observation"]
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise NotImplementedError("one vector env holds every game: set attributes on TarneebVecEnv.venv")
 
-    def _apply(self, action: int) -> float:
-        self.aec.step(action)
-        return float(self.aec.rewards[f"player_{self.team}"])
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        if method_name != "action_masks":
+            raise NotImplementedError(f"{method_name}: only action_masks is a per-game method here")
+        return list(self.venv.action_masks()[list(self._get_indices(indices))])
 
-    def _play_opponents(self) -> float:
-        """Let the opponent act until a learner seat is to act or the hand is over."""
-        reward = 0.0
-        while not self._done():
-            agent = self.aec.agent_selection
-            if int(agent.rsplit("_", 1)[1]) % 2 == self.team:
-                break
-            view = self.aec.unwrapped.view(agent)
-            reward += self._apply(self.opponent.act(self.aec.observe(agent), view))
-        return reward
-
-
-def mask_fn(env: TeamVsAgentEnv) -> np.ndarray:
-    return env.action_masks()
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._get_indices(indices))
 
 
 def train(steps: int, seed: int = 0, opponent: str = "random", out: Optional[str] = None,
-          threads: int = 1) -> MaskablePPO:
-    """MaskablePPO for ``steps`` learner decisions; saved to ``out`` when given.
+          threads: int = 1, num_envs: int = 8) -> MaskablePPO:
+    """MaskablePPO for ``steps`` learner decisions in ``num_envs`` games; saved to ``out`` when given.
 
-    One torch thread by default: single-observation forward passes only lose time to thread hand-offs.
+    One torch thread by default: small forward passes only lose time to thread hand-offs.
     """
     torch.set_num_threads(threads)
-    env = ActionMasker(TeamVsAgentEnv(opponent), mask_fn)
-    env.reset(seed=seed)
-    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=4, learning_rate=3e-4,
-                        policy_kwargs={"net_arch": [128, 128]}, seed=seed, device="cpu", verbose=0)
+    venv = tarneeb_env.vector_env(num_envs, opponents=opponent, seats="team", seed=seed)
+    env = VecMonitor(TarneebVecEnv(venv))  # SB3's episode statistics (ep_rew_mean)
+    model = MaskablePPO("MlpPolicy", env, n_steps=max(1, N_STEPS // num_envs), batch_size=128, n_epochs=4,
+                        learning_rate=3e-4, policy_kwargs={"net_arch": [128, 128]}, seed=seed, device="cpu",
+                        verbose=0)
     model.learn(total_timesteps=steps)
     if out:
         os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
@@ -151,8 +135,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=DEFAULT_MODEL)
     p.add_argument("--deals", type=int, default=200, help="duplicate deals against random afterwards")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--num-envs", type=int, default=8, help="games stepped together by the vector env")
     args = p.parse_args(argv)
-    train(args.steps, args.seed, args.opponent, args.out, args.threads)
+    train(args.steps, args.seed, args.opponent, args.out, args.threads, args.num_envs)
     from evaluation import duplicate_match
 
     m = duplicate_match(MaskablePPOAgent(args.out), "random", deals=args.deals, seed=args.seed)

@@ -1,4 +1,5 @@
 """tarneeb_env: the Tarneeb rules engine and its PettingZoo AEC environment ``tarneeb_v0``."""
+import gymnasium
 import pettingzoo
 
 from .cards import BID_BASE, NUM_ACTIONS, PASS, TRUMP_BASE, action_str, bid_action, card_str, trump_action
@@ -13,8 +14,25 @@ from .view import PlayerView
 if hasattr(pettingzoo, "aec_registry") and "tarneeb-v0" not in pettingzoo.aec_registry:
     pettingzoo.register("aec", "tarneeb-v0", entry_point="tarneeb_env:env")
 
+
+# gymnasium.make_vec(VECTOR_ENV_ID, num_envs=..., **vector_env's arguments): the batch engine's vector env
+VECTOR_ENV_ID = "tarneeb/Tarneeb-v0"
+if VECTOR_ENV_ID not in gymnasium.registry:
+    gymnasium.register(VECTOR_ENV_ID, vector_entry_point="tarneeb_env.vector:vector_env")
+
+
+def __getattr__(name: str):
+    """``vector_env`` on first use: it loads agents and the numba engine, which ``import tarneeb_env`` does not."""
+    if name == "vector_env":
+        from .vector import vector_env
+
+        return vector_env
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
-    "BID_BASE", "NUM_ACTIONS", "PASS", "TRUMP_BASE", "OBS_SIZE", "OBS_VERSION", "PHASES", "PRESETS",
+    "BID_BASE", "NUM_ACTIONS", "PASS", "TRUMP_BASE", "OBS_SIZE", "OBS_VERSION", "PHASES", "PRESETS", "VECTOR_ENV_ID",
     "HandResult", "IllegalActionError", "PlayerView", "Rules", "TarneebGame",
     "action_str", "bid_action", "card_str", "deal_cards", "env", "legal_mask", "make_rules", "raw_env", "trump_action",
+    "vector_env",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import operator
-from typing import Any, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from .rules import RulesSpec, make_rules
 from .rules_core import PHASES
 from .view import PlayerView, build_view
 
+
+ALL_SEATS = 0b1111  # an obs_seats entry: write observations for every seat
 
 _PAIRS = tuple((s, a) for s in range(4) for a in range(NUM_ACTIONS))  # view_parts' code s * NUM_ACTIONS + a
 
@@ -155,36 +157,88 @@ class BatchEnv:
         if acts.shape != (n,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions: expected {n} ints, got array of shape {acts.shape} and dtype {acts.dtype}")
         acts = np.ascontiguousarray(acts, dtype=np.int64)
-        st, auc, plays, tw, dealt = self._state()
+        st, auc, plays, tw, _ = self._state()
         obs, mask, seat = self._outputs()
         rewards = np.empty((n, 4), dtype=np.float32)
         outcome = self._outcome
         ended = bk.step_games(st, auc, plays, tw, acts, self._rv, rewards, outcome, obs, mask, seat)
         if ended < 0:
-            bad = -1 - ended
-            a = int(acts[bad])
-            name = action_str(a) if 0 <= a < NUM_ACTIONS else "not an action"
-            raise IllegalActionError(
-                f"game {bad}: illegal action {a} ({name}) for player_{st[bad, bk.CURRENT]} in phase "
-                f"{PHASES[st[bad, bk.PHASE]]}; legal actions: {list(cards_of(self._legal_bits(bad)))}"
-            )
+            self._illegal(-1 - ended, int(acts[-1 - ended]))
         done = outcome >= bk.TERMINATED
         np.equal(outcome, bk.TRUNCATED, out=self.truncated)
-        records = []
-        if ended:
-            games = np.flatnonzero(outcome)
-            records = self._records(games)
-            perms = np.empty((len(games), NUM_CARDS), dtype=np.int64)
-            perms[:] = np.arange(NUM_CARDS)
-            dealers = np.full(len(games), -1, dtype=np.int64)
-            rngs = self._rngs
-            for k, i in enumerate(games.tolist()):
-                rng = rngs[i]
-                if done[i]:
-                    dealers[k] = rng.integers(4)
-                rng.shuffle(perms[k])  # what rng.permutation(NUM_CARDS) in deal_cards draws
-            bk.deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, self._rv, obs, mask, seat)
+        records = self._next_deals(outcome, done, obs, mask, seat) if ended else []
         return obs, mask, seat, rewards, done, records
+
+    def step_some(self, games, actions, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray,
+                  obs_seats: Optional[np.ndarray] = None, final_seats: Optional[np.ndarray] = None):
+        """Apply ``actions[k]`` in game ``games[k]`` only; the other games wait (a learner's vector env steps
+        the opponents' games while the learner's wait). Returns ``(rewards, done, final_obs, records)``.
+
+        ``obs``, ``mask``, ``seat`` are the caller's (N, ...) arrays of every game's current decision (from
+        ``reset``/``step``); the rows of ``games`` are overwritten with their next decision, the observation
+        only where bit ``s`` of ``obs_seats[i]`` (int64 (N,), default: all seats) is set for the seat ``s``
+        to act. ``rewards`` (N, 4) and ``done`` (N,) are as ``step``'s, zero/False outside ``games``;
+        ``be.truncated`` likewise. ``final_obs`` (None unless ``final_seats`` is given): float32 (E, 694), the
+        observation of seat ``final_seats[i]`` of each game ``i`` whose episode ended (``np.flatnonzero(done)``
+        order) as it ended, before the auto-reset (gymnasium's final observation).
+        """
+        if not self._ready:
+            raise RuntimeError("BatchEnv.step_some called before reset()")
+        n = self.num_games
+        games = np.ascontiguousarray(games, dtype=np.int64)
+        acts = np.asarray(actions)
+        if acts.shape != games.shape or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions: expected {len(games)} ints, got shape {acts.shape} and dtype {acts.dtype}")
+        if games.size and (games.min() < 0 or games.max() >= n):
+            raise IndexError(f"games: indices must be in 0..{n - 1}")
+        if len(np.unique(games)) != len(games):  # legality is checked for all before any is applied
+            raise ValueError("games: each game at most once per step_some call")
+        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        if obs_seats is None:
+            obs_seats = np.full(n, ALL_SEATS, dtype=np.int64)
+        rewards = np.zeros((n, 4), dtype=np.float32)
+        outcome = self._outcome
+        outcome[:] = bk.GOES_ON
+        st, auc, plays, tw, _ = self._state()
+        ended = bk.step_some(st, auc, plays, tw, games, acts, self._rv, rewards, outcome, obs, mask, seat, obs_seats)
+        if ended < 0:
+            self._illegal(int(games[-1 - ended]), int(acts[-1 - ended]))
+        done = outcome >= bk.TERMINATED
+        np.equal(outcome, bk.TRUNCATED, out=self.truncated)
+        final_obs = None
+        if final_seats is not None:
+            ends = np.flatnonzero(done)
+            final_obs = np.empty((len(ends), OBS_SIZE), dtype=np.float32)
+            for k, i in enumerate(ends.tolist()):
+                bk.write_obs_row(st, auc, plays, i, int(final_seats[i]), self._rv, final_obs[k])
+        records = self._next_deals(outcome, done, obs, mask, seat) if ended else []
+        return rewards, done, final_obs, records
+
+    def _illegal(self, bad: int, a: int) -> NoReturn:
+        """Raise the error for illegal action ``a`` in game ``bad`` (the state is unchanged)."""
+        st = self._st
+        name = action_str(a) if 0 <= a < NUM_ACTIONS else "not an action"
+        raise IllegalActionError(
+            f"game {bad}: illegal action {a} ({name}) for player_{st[bad, bk.CURRENT]} in phase "
+            f"{PHASES[st[bad, bk.PHASE]]}; legal actions: {list(cards_of(self._legal_bits(bad)))}"
+        )
+
+    def _next_deals(self, outcome, done, obs, mask, seat) -> list[tuple[int, dict[str, Any]]]:
+        """Records of the deals that ended (``outcome`` non-zero), then their next deal (a new episode where
+        ``done``) written into the decision arrays."""
+        games = np.flatnonzero(outcome)
+        records = self._records(games)
+        perms = np.empty((len(games), NUM_CARDS), dtype=np.int64)
+        perms[:] = np.arange(NUM_CARDS)
+        dealers = np.full(len(games), -1, dtype=np.int64)
+        rngs = self._rngs
+        for k, i in enumerate(games.tolist()):
+            rng = rngs[i]
+            if done[i]:
+                dealers[k] = rng.integers(4)
+            rng.shuffle(perms[k])  # what rng.permutation(NUM_CARDS) in deal_cards draws
+        bk.deal_from_perms(*self._state(), games, perms, dealers, self._rv, obs, mask, seat)
+        return records
 
     def _records(self, games: np.ndarray) -> list[tuple[int, dict[str, Any]]]:
         """Hand records of the deals that just ended in ``games``, as ``TarneebGame.hand_record``.
@@ -289,6 +343,16 @@ class BatchEnv:
                 tuple(r[bk.VOID0 : bk.VOID0 + 4]),
             ))
             o += n + m
+        return out
+
+    def legal_masks(self, games: Sequence[int]) -> np.ndarray:
+        """int8 (len(games), 70): the action masks of ``games``' seats to act, from the state (for agents
+        deciding on the engine, which are not handed the step's arrays)."""
+        if not self._ready:
+            raise RuntimeError("BatchEnv.legal_masks called before reset()")
+        games = np.ascontiguousarray(games, dtype=np.int64)
+        out = np.empty((len(games), NUM_ACTIONS), dtype=np.int8)
+        bk.legal_masks(self._st, self._plays, games, self._rv, out)
         return out
 
     def kernel_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -115,6 +115,13 @@ def legal_mask_row(st, plays, i, rv, out):
     out[BID_BASE + 17] = _BITS[b, 1]
 
 
+@njit(cache=True)
+def legal_masks(st, plays, games, rv, out):
+    """``out[k]``: game ``games[k]``'s int8[NUM_ACTIONS] action mask."""
+    for k in range(games.shape[0]):
+        legal_mask_row(st, plays, games[k], rv, out[k])
+
+
 # -------------------------------------------------------------------- deals
 @njit(cache=True)
 def start_deal(st, auc, plays, tw, dealt, i, hands, exposed, rv):
@@ -349,6 +356,45 @@ def step_games(st, auc, plays, tw, actions, rv, rewards, outcome, obs, mask, sea
         outcome[i] = o
         if o == GOES_ON:
             _observe_game(st, auc, plays, i, rv, obs, mask, seat)
+        else:
+            ended += 1
+    return ended
+
+
+
+@njit(cache=True)
+def step_some(st, auc, plays, tw, games, actions, rv, rewards, outcome, obs, mask, seat, obs_seats):
+    """``step_games`` for ``games[k]`` only (action ``actions[k]``), the other games left as they are.
+
+    ``rewards``, ``outcome``, ``obs``, ``mask`` and ``seat`` are indexed by game; only the rows of ``games`` are
+    written. A game whose deal goes on gets its next mask and seat, and its observation only where bit ``s`` of
+    ``obs_seats[i]`` is set for the seat ``s`` to act (a caller whose agents decide from the state skips the
+    rest). Returns the number of deals that ended, or ``-1 - k`` when ``actions[k]`` is illegal (nothing changed).
+    """
+    for k in range(games.shape[0]):
+        i = games[k]
+        a = actions[k]
+        cards, others = legal_sets(st, plays, i, rv)
+        if 0 <= a < NUM_CARDS:
+            ok = (cards >> a) & 1
+        elif BID_BASE <= a < NUM_ACTIONS:
+            ok = (others >> (a - BID_BASE)) & 1
+        else:
+            ok = 0
+        if not ok:
+            return -1 - k
+    ended = 0
+    for k in range(games.shape[0]):
+        i = games[k]
+        rewards[i, :] = 0.0
+        o = _apply(st, auc, plays, tw, i, actions[k], rv, rewards)
+        outcome[i] = o
+        if o == GOES_ON:
+            s = st[i, CURRENT]
+            seat[i] = s
+            legal_mask_row(st, plays, i, rv, mask[i])
+            if (obs_seats[i] >> s) & 1:
+                write_obs_row(st, auc, plays, i, s, rv, obs[i])
         else:
             ended += 1
     return ended

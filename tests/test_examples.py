@@ -1,4 +1,4 @@
-"""examples/: RLlib self-play and SB3 MaskablePPO on tarneeb_v0, each trained briefly.
+"""examples/: RLlib self-play on tarneeb_v0, SB3 MaskablePPO and CleanRL-style PPO on vector_env, each trained briefly.
 
 Marked ``rllib`` / ``sb3``; skipped only when that extra is not installed. Without
 it, each example prints the install hint (tested with the module made unimportable). The
@@ -109,27 +109,34 @@ def test_rllib_selfplay_trains_a_shared_policy():
 
 # ------------------------------------------------------------------ SB3
 @pytest.mark.sb3
-def test_sb3_view_credits_the_learner_team_only():
+def test_sb3_vec_env_adapts_the_vector_env():
     ex = load_example("sb3_maskable_ppo", "sb3", "sb3_contrib")
-    env = ex.TeamVsAgentEnv("random")
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    venv = tarneeb_env.vector_env(4, opponents="random", seed=3)
+    env = ex.TarneebVecEnv(venv)
+    assert is_masking_supported(env)
+    env.seed(7)
+    obs = env.reset()
+    assert np.array_equal(obs, venv.reset(seed=7)[0])  # the seed reaches the vector env
+    obs = env.reset()
+    env.seed(7)
     rng = np.random.default_rng(0)
-    env.reset(seed=11)
-    teams = set()
-    for _ in range(4):  # hands
-        total, done = 0.0, False
-        while not done:
-            seat = int(env.aec.agent_selection.rsplit("_", 1)[1])
-            assert seat % 2 == env.team  # the learner only acts for its own team
-            mask = env.action_masks()
-            assert np.array_equal(mask, env.aec.observe(env.aec.agent_selection)["action_mask"].astype(bool))
-            _, reward, done, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
-            assert not truncated
-            total += reward
-        delta = env.aec.infos["player_0"]["hand_record"]["score_delta"]
-        assert total == delta[env.team] - delta[1 - env.team]
-        teams.add(env.team)
-        env.reset()
-    assert teams == {0, 1}
+    ends = 0
+    for _ in range(60):
+        masks = get_action_masks(env)
+        assert np.array_equal(masks, venv.action_masks()) and masks.any(axis=1).all()
+        env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        obs, rewards, dones, infos = env.step_wait()
+        assert obs.shape == (4, tarneeb_env.OBS_SIZE) and len(infos) == 4
+        for i in range(4):
+            if dones[i]:
+                ends += 1
+                assert infos[i]["terminal_observation"].shape == (tarneeb_env.OBS_SIZE,)
+                assert infos[i]["TimeLimit.truncated"] is False  # hands end, never cut short here
+            else:
+                assert infos[i] == {}
+    assert ends >= 4
 
 
 @pytest.mark.sb3
@@ -151,3 +158,17 @@ def test_sb3_agent_without_model_says_how_to_train_one(tmp_path):
     ex = load_example("sb3_maskable_ppo", "sb3", "sb3_contrib")
     with pytest.raises(FileNotFoundError, match=r"no MaskablePPO model at .*: train one with"):
         ex.MaskablePPOAgent(str(tmp_path / "missing.zip"))
+
+
+# ------------------------------------------------------------------ CleanRL-style PPO on vector_env
+def test_cleanrl_ppo_vector_trains_and_evaluates_against_random():
+    out = run(["examples/cleanrl_ppo_vector.py", "--total-timesteps", "256", "--num-envs", "8", "--num-steps", "16",
+               "--eval-deals", "4", "--log-every", "1"])
+    lines = [line for line in out.splitlines() if line.startswith("iteration")]
+    assert [line.split()[:2] for line in lines] == [["iteration", "1"], ["iteration", "2"]]
+    for name in ("charts/episodic_return", "charts/SPS", "losses/approx_kl", "losses/entropy", "losses/value_loss"):
+        assert f" {name}=" in lines[-1]
+    entropy = float(re.search(r"losses/entropy=(\S+)", lines[-1]).group(1))
+    assert 0 < entropy < np.log(70)  # masked: spread over the legal actions only
+    assert "trained 256 learner decisions in 2 iterations" in out
+    assert re.search(r"margin vs random over 4 duplicate deals: [+-]\d", out), out
