@@ -11,7 +11,7 @@ from evaluation import duplicate_match
 from evaluation.cli import main
 from evaluation.deals import DEAL_SETS, HELDOUT, SELECTION, deal_set_of, deal_set_seed
 from evaluation.stats import BOOTSTRAP_RESAMPLES, margin_ci95, summarize_margins
-from training.config import EvalConfig, load_config
+from training.config import ConfigError, EvalConfig, load_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = sorted(glob.glob(os.path.join(ROOT, "configs", "*.yaml")))
@@ -37,6 +37,11 @@ def test_no_training_config_evaluates_or_trains_on_held_out_seeds(path):
 def test_the_configs_are_found_and_the_default_evaluation_seed_is_not_held_out():
     assert len(CONFIGS) >= 5
     assert EvalConfig().seed not in HELDOUT.seeds
+
+
+def test_a_run_refuses_to_evaluate_on_held_out_seeds():
+    with pytest.raises(ConfigError, match="eval.seed: 1000050 is in the held-out deal set heldout"):
+        load_config(os.path.join(ROOT, "configs", "smoke.yaml"), ["eval.seed=1000050"])
 
 
 def test_a_deal_set_resolves_to_its_first_seed_or_a_seed_inside_it():
