@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .results import MatchResult, RoundRobinResult
 from .deals import DEAL_SETS
+from .results import MatchResult, RoundRobinResult
 from .stats import CI_METHODS, GAMES_CI_METHOD, P_STRONGER_METHODS, RATING_METHOD, STAT_DOCS
 
 _P_SHOWN = 1e-4  # probabilities closer than this to 0 or 1 print as "< 0.0001" / "> 0.9999"
