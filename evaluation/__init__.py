@@ -25,8 +25,14 @@ cannot be told "a new deal starts" per table. ``reset()`` is called once per
 agent at the start of every chunk; agents must derive per-deal knowledge from
 the observation or view they are given.
 
+Deal sets. A seed names a deal set; ``selection`` (seeds 1-3) is for every
+choice, ``heldout`` (seeds 1000001-1000100) for reported figures only
+(:mod:`evaluation.deals`, docs/deal-sets.md); a result names the set its seed is in.
+
 Statistics. The margin's 95% interval is the normal approximation over the
-per-deal margins (mean +- 1.96 sd/sqrt(n)). ``--games G`` plays G whole games
+per-deal margins (mean +- 1.96 sd/sqrt(n)), or with ``ci="bootstrap"`` a seeded
+BCa bootstrap for 100-400-deal matches; a match also gives the probability that
+A is the stronger (:mod:`evaluation.stats`). ``--games G`` plays G whole games
 to the target score in pairs (the two games of a pair get the same deal
 sequence, A on the even seats in the first and the odd seats in the second);
 A's game win rate has a Wilson 95% interval. With more than two agents every
@@ -35,11 +41,12 @@ least-squares fit of rating[X] - rating[Y] to each pair's mean margin with
 ratings summing to zero, in points per deal.
 
 CLI: ``python evaluate.py`` (or ``tarneeb-evaluate``) ``A B [C ...] [--deals N] [--rules PRESET|file.yaml]
-[--seed S] [--workers W] [--games G] [--out results.json] [--records hands.jsonl]``.
+[--seed S] [--deal-set selection|heldout] [--ci normal|bootstrap] [--workers W] [--games G]
+[--out results.json] [--records hands.jsonl]``.
 """
 from agents.seating import legal_masks
 
-from .deals import DuplicateDeal, duplicate_deal
+from .deals import DEAL_SETS, HELDOUT, SELECTION, DealSet, DuplicateDeal, deal_set_of, deal_set_seed, duplicate_deal
 from .match import (
     EvaluationInputError,
     agent_names,
@@ -49,7 +56,16 @@ from .match import (
     round_robin,
 )
 from .results import MatchResult, RoundRobinResult
-from .stats import STAT_DOCS, AgentStats, fit_ratings, margin_ci95, wilson_ci95
+from .stats import (
+    CI_METHODS,
+    STAT_DOCS,
+    AgentStats,
+    MarginSummary,
+    fit_ratings,
+    margin_ci95,
+    summarize_margins,
+    wilson_ci95,
+)
 from .tables import (
     DEALS_PER_BATCH,
     MAX_DEALS_PER_GAME,
@@ -58,8 +74,9 @@ from .tables import (
 )
 
 __all__ = [
-    "DEALS_PER_BATCH", "MAX_DEALS_PER_GAME", "MAX_DEALS_PER_TABLE", "STAT_DOCS", "AgentStats", "DuplicateDeal",
-    "EvaluationInputError", "MatchResult", "RoundRobinResult", "agent_names", "duplicate_deal", "duplicate_match",
+    "CI_METHODS", "DEALS_PER_BATCH", "DEAL_SETS", "HELDOUT", "MAX_DEALS_PER_GAME", "MAX_DEALS_PER_TABLE", "SELECTION",
+    "STAT_DOCS", "AgentStats", "DealSet", "DuplicateDeal", "EvaluationInputError", "MarginSummary", "MatchResult",
+    "RoundRobinResult", "agent_names", "deal_set_of", "deal_set_seed", "duplicate_deal", "duplicate_match",
     "fit_ratings", "legal_masks", "load_agent", "margin_ci95", "one_torch_thread", "play_lockstep", "round_robin",
-    "wilson_ci95",
+    "summarize_margins", "wilson_ci95",
 ]

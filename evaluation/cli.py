@@ -14,8 +14,10 @@ from agents.rules_check import warnings_in_one_line
 from tarneeb_env import IllegalActionError
 
 from .info import checkpoint_info, format_info
+from .deals import DEAL_SETS, deal_set_seed
 from .match import EvaluationInputError, round_robin
 from .report import _print_match, _print_round_robin
+from .stats import CI_METHODS
 from .tables import DEALS_PER_BATCH
 
 
@@ -44,9 +46,17 @@ def build_parser() -> argparse.ArgumentParser:
                    "the MANIFEST.yaml entry of a shipped file) and exit")
     p.add_argument("--deals", type=_int_at_least(1), default=2000, help="duplicate deals per pair (default 2000)")
     p.add_argument("--rules", default="classic", help="preset name or rules .yaml file (default classic)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="names the deal set (default 0)")
+    p.add_argument("--seed", type=_int_at_least(0), default=None,
+                   help="names the deals (default 0, or the --deal-set's first seed)")
+    sets = "; ".join(s.describe() for s in DEAL_SETS.values())
+    p.add_argument("--deal-set", choices=tuple(DEAL_SETS), default=None,
+                   help=f"a named deal set: {sets}. Choose on selection, report on heldout; with --seed, the seed "
+                   "must lie in the set")
     p.add_argument("--workers", type=_int_at_least(1), default=1, help="parallel processes (default 1)")
     p.add_argument("--games", type=_int_at_least(0), default=0, help="also play this many whole games per pair")
+    p.add_argument("--ci", choices=tuple(CI_METHODS), default="normal",
+                   help="margin interval: normal approximation (default) or a seeded BCa bootstrap, for the "
+                   "100-400-deal matches")
     p.add_argument("--out", help="write the results as JSON here")
     p.add_argument("--records", help="write every hand record as JSONL here")
     return p
@@ -89,6 +99,16 @@ def _print_info(path: str) -> int:
     return 0
 
 
+def _seed(args: argparse.Namespace) -> int:
+    """The seed of the deals: ``--seed``, checked against ``--deal-set`` when both are given."""
+    if args.deal_set is None:
+        return 0 if args.seed is None else args.seed
+    try:
+        return deal_set_seed(args.deal_set, args.seed)
+    except ValueError as e:
+        raise EvaluationInputError(f"--seed: {e}") from None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -104,12 +124,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         _check_writable(args.out, "--out")
         _check_writable(args.records, "--records")
+        seed = _seed(args)
         named = _files_named(args.agents, args.rules)
         for spec, path in named.items():  # before a long run starts: which file `ppo` stands for
             print(f"{spec} is {path}", flush=True)
         with warnings_in_one_line("evaluate.py"):  # e.g. an agent played under other rules (?rules=any)
-            rr = round_robin(args.agents, args.deals, args.seed, args.rules, args.workers, args.games,
-                             records=bool(args.records), progress=True)
+            rr = round_robin(args.agents, args.deals, seed, args.rules, args.workers, args.games,
+                             records=bool(args.records), progress=True, ci=args.ci)
     except EvaluationInputError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2

@@ -17,7 +17,7 @@ from tarneeb_env import make_rules
 
 from .deals import _DEALS, _GAMES
 from .results import MatchResult, RoundRobinResult
-from .stats import AgentStats, fit_ratings, margin_ci95
+from .stats import CI_METHODS, AgentStats, fit_ratings, margin_ci95
 from .tables import (
     DEALS_PER_BATCH,
     GAMES_PER_BATCH,
@@ -117,6 +117,7 @@ def round_robin(
     records: bool = False,
     progress: bool = False,
     batch: int = DEALS_PER_BATCH,
+    ci: str = "normal",
 ) -> RoundRobinResult:
     """Every pair of ``entries`` (agent objects or specs) on the same ``deals`` duplicate deals.
 
@@ -126,7 +127,8 @@ def round_robin(
     loaded there. Every agent must be made for ``rules`` (see ``agents.load``): one
     trained for other rules is refused, unless its spec ends in ``?rules=any``.
     A KeyboardInterrupt after the first chunk returns what was finished, with
-    ``complete`` False (before it, the interrupt propagates).
+    ``complete`` False (before it, the interrupt propagates). ``ci`` is the
+    margin intervals' method: ``normal`` or ``bootstrap`` (see :mod:`evaluation.stats`).
     """
     try:
         if len(entries) < 2:
@@ -137,6 +139,8 @@ def round_robin(
                 raise ValueError(f"{name}: expected an int >= {low}, got {value!r}")
         if not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
+        if ci not in CI_METHODS:
+            raise ValueError(f"ci: expected one of {', '.join(CI_METHODS)}, got {ci!r}")
         rules = make_rules(rules)
         names = agent_names(entries)
         loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
@@ -195,6 +199,7 @@ def round_robin(
                 a_won=sum(r.a_won for r in mine),
                 b_won=sum(r.b_won for r in mine),
                 records=[rec for r in mine for rec in r.records] if records else None,
+                ci=ci,
             )
         )
     ratings = fit_ratings(names, [(m.agents[0], m.agents[1], m.margin) for m in matches])
@@ -222,8 +227,9 @@ def duplicate_match(
     records: bool = False,
     progress: bool = False,
     batch: int = DEALS_PER_BATCH,
+    ci: str = "normal",
 ) -> MatchResult:
     """A vs B on ``deals`` duplicate deals (and ``games`` whole games); see :func:`round_robin`."""
     return round_robin(
-        [agent_a, agent_b], deals, seed, rules, workers, games, records, progress, batch
+        [agent_a, agent_b], deals, seed, rules, workers, games, records, progress, batch, ci
     ).pairs[0]

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .deals import DEAL_SETS
 from .results import MatchResult, RoundRobinResult
-from .stats import GAMES_CI_METHOD, MARGIN_CI_METHOD, RATING_METHOD, STAT_DOCS
+from .stats import CI_METHODS, GAMES_CI_METHOD, P_STRONGER_METHODS, RATING_METHOD, STAT_DOCS
+
+_P_SHOWN = 1e-4  # probabilities closer than this to 0 or 1 print as "< 0.0001" / "> 0.9999"
 
 
 def _fmt(x: Optional[float], digits: int = 2) -> str:
@@ -13,6 +16,22 @@ def _fmt(x: Optional[float], digits: int = 2) -> str:
 
 def _fmt_ci(ci: Optional[list[float]], digits: int = 2, scale: float = 1.0) -> str:
     return "-" if ci is None else f"[{ci[0] * scale:.{digits}f}, {ci[1] * scale:.{digits}f}]"
+
+
+def _fmt_p(p: Optional[float]) -> str:
+    if p is None:
+        return "-"
+    if p < _P_SHOWN:
+        return f"< {_P_SHOWN}"
+    if p > 1 - _P_SHOWN:
+        return f"> {1 - _P_SHOWN}"
+    return f"{p:.4f}"
+
+
+def _deals_named(m: MatchResult) -> str:
+    """The deals a run played, as its title says them: the seed and its named deal set."""
+    where = f"deal set {m.deal_set}" if m.deal_set else f"in no named deal set ({', '.join(DEAL_SETS)})"
+    return f"seed {m.seed}, {where}"
 
 
 def _stats_table(title: str, stats: dict[str, dict]):
@@ -35,11 +54,13 @@ def _print_match(console, m: MatchResult) -> None:
     from rich.table import Table
 
     a, b = m.agents
-    table = Table(title=f"{a} vs {b}: {m.deals} duplicate deals, rules {m.rules.name}, seed {m.seed}")
+    table = Table(title=f"{a} vs {b}: {m.deals} duplicate deals, rules {m.rules.name}, {_deals_named(m)}")
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_column("95% interval", justify="right")
-    table.add_row(f"margin of {a} (points per deal)", _fmt(m.margin), _fmt_ci(m.ci95))
+    table.add_row(f"margin of {a} (points per deal; {m.ci} interval, {m.deals} deals)", _fmt(m.margin),
+                  _fmt_ci(m.ci95))
+    table.add_row(f"P({a} stronger than {b})", _fmt_p(m.p_a_stronger), "")
     if m.games_played:
         rate = 100.0 * m.a_won / m.games_played
         draws = m.games_played - m.a_won - m.b_won
@@ -49,7 +70,8 @@ def _print_match(console, m: MatchResult) -> None:
             _fmt_ci(m.games_ci95, 1, 100.0),
         )
     console.print(table)
-    console.print(f"margin interval: {MARGIN_CI_METHOD}" + (f"; games: {GAMES_CI_METHOD}" if m.games_played else ""))
+    console.print(f"margin interval over {m.deals} deals: {CI_METHODS[m.ci]}; P({a} stronger): "
+                  f"{P_STRONGER_METHODS[m.ci]}" + (f"; games: {GAMES_CI_METHOD}" if m.games_played else ""))
     console.print(_stats_table("per-agent statistics (duplicate deals)", m.to_dict()["stats"]))
 
 
@@ -57,7 +79,8 @@ def _print_round_robin(console, rr: RoundRobinResult) -> None:
     from rich.table import Table
 
     first = rr.pairs[0]
-    title = f"round robin: margin of row vs column, {first.deals} duplicate deals, rules {first.rules.name}"
+    title = (f"round robin: margin of row vs column, {first.deals} duplicate deals, rules {first.rules.name}, "
+             f"{_deals_named(first)}")
     cross = Table(title=title)
     cross.add_column("")
     for name in rr.agents:
@@ -85,5 +108,6 @@ def _print_round_robin(console, rr: RoundRobinResult) -> None:
     for name, r in sorted(rr.ratings.items(), key=lambda kv: -kv[1]):
         ratings.add_row(name, f"{r:+.2f}")
     console.print(ratings)
-    console.print(f"ratings: {RATING_METHOD}; margin intervals: {MARGIN_CI_METHOD}")
+    console.print(f"ratings: {RATING_METHOD}; margin intervals (±, 95%) over {first.deals} deals per pair: "
+                  f"{CI_METHODS[first.ci]}")
     console.print(_stats_table("per-agent statistics (all pairs)", rr.to_dict()["stats"]))

@@ -2,25 +2,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Optional
 
 import numpy as np
 
 from tarneeb_env import Rules
 
+from .deals import deal_set_of
 from .stats import (
+    CI_METHODS,
     GAMES_CI_METHOD,
-    MARGIN_CI_METHOD,
+    P_STRONGER_METHODS,
     RATING_METHOD,
     AgentStats,
-    margin_ci95,
+    MarginSummary,
+    summarize_margins,
     wilson_ci95,
 )
 
 
 @dataclass
 class MatchResult:
-    """Result of A vs B: per-deal margins (A's point of view), game counts and per-agent counters."""
+    """Result of A vs B: per-deal margins (A's point of view), game counts and per-agent counters; ``ci`` is the
+    margin interval's method (``normal`` or ``bootstrap``, see :mod:`evaluation.stats`)."""
 
     agents: tuple[str, str]
     rules: Rules
@@ -31,6 +36,7 @@ class MatchResult:
     a_won: int = 0
     b_won: int = 0
     records: Optional[list[dict]] = None
+    ci: str = "normal"
 
     @property
     def deals(self) -> int:
@@ -41,8 +47,22 @@ class MatchResult:
         return float(np.mean(self.margins))
 
     @property
+    def deal_set(self) -> Optional[str]:
+        """The named deal set the seed belongs to (``selection``, ``heldout``) or None."""
+        return deal_set_of(self.seed)
+
+    @cached_property
+    def summary(self) -> MarginSummary:
+        return summarize_margins(self.margins, self.ci, self.seed)
+
+    @property
     def ci95(self) -> Optional[list[float]]:
-        return margin_ci95(self.margins)
+        return self.summary.ci95
+
+    @property
+    def p_a_stronger(self) -> Optional[float]:
+        """The probability that A's expected margin is positive (method: ``P_STRONGER_METHODS[ci]``)."""
+        return self.summary.p_positive
 
     @property
     def games_ci95(self) -> Optional[list[float]]:
@@ -55,12 +75,16 @@ class MatchResult:
             "rules": self.rules.to_dict(),
             "rules_name": self.rules.name,
             "seed": self.seed,
+            "deal_set": self.deal_set,
             "deals": self.deals,
             "margin": {
                 "mean": self.margin,
                 "ci95": self.ci95,
                 "sd": float(np.std(self.margins, ddof=1)) if self.deals > 1 else None,
-                "method": MARGIN_CI_METHOD,
+                "deals": self.deals,
+                "method": CI_METHODS[self.ci],
+                "p_first_stronger": self.p_a_stronger,
+                "p_method": P_STRONGER_METHODS[self.ci],
             },
             "games": {
                 "played": self.games_played,
@@ -100,6 +124,7 @@ class RoundRobinResult:
             "rules": first.rules.to_dict(),
             "rules_name": first.rules.name,
             "seed": first.seed,
+            "deal_set": first.deal_set,
             "deals": first.deals,
             "complete": self.complete,
             "pairs": [m.to_dict() for m in self.pairs],

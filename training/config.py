@@ -23,6 +23,7 @@ from typing import Any, Optional, Union
 import yaml
 
 from agents.model import CRITICS, PHASE_NAMES, VIEWS
+from evaluation.deals import HELDOUT
 
 SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
 from tarneeb_env import Rules, make_rules
@@ -318,6 +319,9 @@ def _check_and_complete(cfg: Config) -> None:
     if cfg.model.view == "contract7" and cfg.make_rules().auction != "none":
         raise ConfigError("model.view: contract7 shows a 7 bid where there is no auction, so it needs rules with "
                           "auction: none (trump_by_card); use plain")
+    if cfg.eval.seed in HELDOUT.seeds:  # the in-training evaluation picks snapshots and links: a choice
+        raise ConfigError(f"eval.seed: {cfg.eval.seed} is in the held-out deal set {HELDOUT.describe()}; "
+                          "in-training evaluation informs choices, so give a seed outside it (default 12345)")
     for key, sp in [("selfplay", cfg.selfplay)] + [(f"stages[{i}].selfplay", st.selfplay)
                                                     for i, st in enumerate(cfg.stages)]:
         if not sp.weights or sum(sp.weights.values()) <= 0:
