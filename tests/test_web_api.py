@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -488,3 +489,145 @@ def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address(unshipped_rules)
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+# ------------------------------------------------------------------ bounds on what a request may cost
+def responsive(client) -> None:
+    """The server still answers ``GET /`` within a second."""
+    start = time.perf_counter()
+    assert client.get("/").status_code == 200
+    assert time.perf_counter() - start < 1.0
+
+
+def test_a_chunked_body_over_the_limit_is_refused_while_it_streams(client):
+    """No Content-Length: the server must stop reading at 32 MiB, not read the whole body first."""
+    chunk, sent, messages = b" " * 2**20, [], []
+
+    async def receive():
+        sent.append(1)
+        return {"type": "http.request", "body": chunk, "more_body": len(sent) < 300}
+
+    async def send(message):
+        messages.append(message)
+
+    headers, _ = new_session(client)
+    scope = {"type": "http", "method": "POST", "path": "/api/act", "raw_path": b"/api/act", "query_string": b"",
+             "headers": [(b"host", b"127.0.0.1"), (b"x-session", headers["x-session"].encode()),
+                         (b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")],
+             "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "http_version": "1.1"}
+    client.portal.call(client.app, scope, receive, send)
+    assert messages[0]["status"] == 413 and b"32 MiB" in messages[1]["body"]
+    assert len(sent) <= 33, f"read {len(sent)} MiB of a body that is over 32 MiB"
+    responsive(client)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"action": 1' + "0" * 5000 + "}", "too many digits"),
+    ('{"action": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+])
+def test_json_python_cannot_build_is_a_400_with_a_message(client, text, words):
+    headers, state = new_session(client)
+    for path in ("/api/act", "/api/new", "/api/session"):
+        r = client.post(path, headers={**headers, "content-type": "application/json"}, content=text)
+        assert r.status_code == 400 and words in r.json()["error"], (path, r.text[:200])
+    r = upload(client, headers, "x.json", text)
+    assert r.status_code == 422 and words in r.json()["error"]
+    assert client.get("/api/state", headers=headers).json()["state"] == state
+    responsive(client)
+
+
+def test_uploads_are_capped_per_file_and_for_the_whole_server(client):
+    from playing.web.records import MAX_RECORDS
+
+    record = a_record(client)
+    a, _ = new_session(client)
+    line = json.dumps(record) + "\n"
+    r = upload(client, a, "big.jsonl", line * (MAX_RECORDS + 1))
+    assert r.status_code == 422 and f"more than {MAX_RECORDS} records" in r.json()["error"]
+    budget = client.app.state.uploads
+    budget.limit = 3 * len(line)
+    assert upload(client, a, "two.jsonl", line * 2).status_code == 200
+    b, _ = new_session(client)
+    r = upload(client, b, "two.jsonl", line * 2)
+    assert r.status_code == 503 and "opened files" in r.json()["error"]
+    assert upload(client, b, "one.jsonl", line).status_code == 200 and budget.held == 3 * len(line)
+    assert upload(client, a, "two.jsonl", line).status_code == 200  # replaced: its bytes are given back
+    assert budget.held == 2 * len(line)
+    clock = client.app.state.sessions.clock
+    client.app.state.sessions.clock = lambda: clock() + 3600
+    client.get("/api/state", headers=a)  # both sessions expire: their uploads are let go
+    assert budget.held == 0
+    responsive(client)
+
+
+def test_idle_sessions_expire_and_the_page_is_told_why(client):
+    registry = client.app.state.sessions
+    now = [0.0]
+    registry.clock = lambda: now[0]
+    a, _ = new_session(client)
+    now[0] += 29 * 60
+    assert client.get("/api/state", headers=a).status_code == 200  # touched: its 30 minutes start again
+    now[0] += 29 * 60
+    assert client.get("/api/state", headers=a).status_code == 200
+    now[0] += 31 * 60
+    r = client.get("/api/state", headers=a)
+    assert r.status_code == 410 and "30 minutes" in r.json()["error"] and "reload" in r.json()["error"]
+    assert len(registry) == 0
+    responsive(client)
+
+
+def test_a_full_server_never_drops_a_recent_game_and_refuses_with_a_503(client):
+    registry = client.app.state.sessions
+    registry.max_sessions = 3
+    now = [0.0]
+    registry.clock = lambda: now[0]
+    first, second, third = (new_session(client)[0] for _ in range(3))
+    now[0] += 60
+    r = client.post("/api/session")
+    assert r.status_code == 503 and "the table is full" in r.json()["error"] and "minutes" in r.json()["error"]
+    assert len(registry) == 3
+    now[0] += 5 * 60
+    client.get("/api/state", headers=first)  # the first is played on; the second is now the longest idle
+    newcomer, _ = new_session(client)
+    r = client.get("/api/state", headers=second)
+    assert r.status_code == 410 and "make room" in r.json()["error"]
+    for headers in (first, third, newcomer):
+        assert client.get("/api/state", headers=headers).status_code == 200
+    responsive(client)
+
+
+def test_one_decision_in_flight_per_session_the_rest_answered_at_once():
+    agent = importlib.import_module("tests.test_web_api").BlockingAgent
+    with client_for() as c:
+        headers, state = new_session(c)
+        state = c.post("/api/new", headers=headers, json={"opponents": "blocking", "partner": "blocking"}).json()["state"]
+        while state["to_act"] == 0:
+            state = step(c, headers, state)
+        agent.entered.clear()
+        agent.release.clear()
+        moving = threading.Thread(target=lambda: c.post("/api/advance", headers=headers))
+        moving.start()
+        try:
+            assert agent.entered.wait(20)
+            answers = []
+
+            def flood():
+                start = time.perf_counter()
+                r = c.post("/api/advance", headers=headers)
+                answers.append((r.status_code, r.json()["error"], time.perf_counter() - start))
+
+            flooding = [threading.Thread(target=flood) for _ in range(60)]
+            for t in flooding:
+                t.start()
+            for t in flooding:
+                t.join(20)
+            assert len(answers) == 60 and {(s, e) for s, e, _ in answers} == {(409, "the previous move of this game "
+                                                                             "is still being decided: wait for its answer")}
+            assert max(t for _, _, t in answers) < 2.0
+            responsive(c)
+            other, _ = new_session(c)
+            assert c.get("/api/state", headers=other).status_code == 200
+        finally:
+            agent.release.set()
+            moving.join(20)
+        assert c.get("/api/state", headers=headers).status_code == 200  # the lock was let go
