@@ -1,6 +1,7 @@
 """The web table's API through Starlette's test client: whole hands, refusals that change nothing, isolation, secrecy."""
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -336,6 +337,7 @@ def test_the_duplicate_challenge_compares_the_person_with_the_computer_on_the_sa
         state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
         for k in range(2):
             assert state["duplicate"]["deal"] == k + 1 and len(state["duplicate"]["results"]) == k
+            assert state["duplicate"]["seed"] is None  # told only when the set is played
             state = play_deal(c, headers, state)
             assert not state["result"]["thrown_in"]  # the person always bids, so every deal is played
             if k == 0:
@@ -346,7 +348,7 @@ def test_the_duplicate_challenge_compares_the_person_with_the_computer_on_the_sa
         assert c.post("/api/next", headers=headers).status_code == 409
         assert len(c.get("/api/replay/deals?source=game", headers=headers).json()["entries"]) == 4
         for k, result in enumerate(dup["results"]):
-            d = evaluation.duplicate_deal(11, k)  # the deal set is evaluate.py's, from the server's seed
+            d = evaluation.duplicate_deal(dup["seed"], k)  # the deal set is evaluate.py's, of the seed told at the end
             mine, computer = (c.get(f"/api/replay/open?source=game&index={2 * k + j}", headers=headers).json()["record"]
                               for j in (0, 1))
             assert mine["deal"] == [list(h) for h in d.hands] and mine["dealer"] == computer["dealer"] == d.dealer
@@ -356,6 +358,41 @@ def test_the_duplicate_challenge_compares_the_person_with_the_computer_on_the_sa
             assert (result["you_net"], result["computer_net"]) == tuple(net)  # throw-ins score 0
             assert result["margin"] == net[0] - net[1]
         assert dup["total"] == sum(r["margin"] for r in dup["results"])
+
+
+def challenge_hands(c, headers) -> list:
+    """The person's hand at the first decision of the challenge's first deal (what the page sees of the deal)."""
+    state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
+    return state["hand"]
+
+
+def test_each_challenge_draws_its_own_deals_and_a_record_is_served_only_once_played():
+    with client_for(make_config(deals=1)) as c:
+        a, _ = new_session(c)
+        b, _ = new_session(c)
+        hand_a = challenge_hands(c, a)
+        assert challenge_hands(c, b) != hand_a  # another tab: other deals
+        assert challenge_hands(c, a) != hand_a  # a new challenge: other deals
+        b_state = play_deal(c, b, c.get("/api/state", headers=b).json()["state"])
+        assert b_state["duplicate"]["done"] and b_state["duplicate"]["seed"] is not None
+        assert c.get("/api/replay/deals?source=game", headers=a).json()["entries"] == []
+        assert c.get("/api/replay/open?source=game&index=0", headers=a).status_code == 404
+
+
+def test_a_named_challenge_deals_the_same_set_to_everyone_and_serves_no_record_before_it_is_played():
+    config = dataclasses.replace(make_config(deals=1), challenge_seed=77)
+    with client_for(config) as c:
+        a, _ = new_session(c)
+        b, _ = new_session(c)
+        deal = evaluation.duplicate_deal(77, 0)
+        for headers in (a, b):
+            state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
+            assert state["duplicate"]["named"] and state["duplicate"]["seed"] == 77
+            assert set(state["hand"]) == set(deal.hands[0])
+        play_deal(c, a, c.get("/api/state", headers=a).json()["state"])
+        assert len(c.get("/api/replay/deals?source=game", headers=a).json()["entries"]) == 2
+        assert c.get("/api/replay/deals?source=game", headers=b).json()["entries"] == []
+        assert c.get("/api/replay/open?source=game&index=0", headers=b).status_code == 404
 
 
 # ------------------------------------------------------------------ replays
@@ -457,6 +494,7 @@ def test_default_agents_are_the_shipped_one_for_the_rules_and_rule_otherwise(uns
 @pytest.mark.parametrize("args, message", [
     (["--port", "70000"], "--port"),
     (["--delay", "-1"], "--delay"),
+    (["--challenge-seed", "-1"], "--challenge-seed"),
     (["--rules", "nonsense"], "unknown rules preset"),
     (["--replay-dir", "/no/such/dir"], "--replay-dir"),
     (["--partner", "nosuch.pt"], "no such checkpoint"),

@@ -28,7 +28,7 @@ from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
 from .records import describe
 
 HUMAN = 0
-_GAME, _DUPLICATE = 0, 1  # SeedSequence spawn-key purposes
+_GAME, _DUPLICATE, _CHALLENGE = 0, 1, 2  # SeedSequence spawn-key purposes
 
 
 class RequestError(Exception):
@@ -52,6 +52,7 @@ class ServerConfig:
     delay: float
     seed: int
     duplicate_deals: int = 8
+    challenge_seed: Optional[int] = None  # one named deal set for every tab (else each challenge draws its own)
 
 
 def _seeds(*key: int, n: int) -> list[int]:
@@ -131,6 +132,7 @@ class Session:
         self.number = number
         self.lock = threading.Lock()
         self.games = 0
+        self.challenges = 0
         self.table: Optional[Table] = None
         self.labels: list[str] = []
         self.duplicate: Optional[dict[str, Any]] = None
@@ -164,15 +166,19 @@ class Session:
 
     def start_duplicate(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
         partner, opponents = self._specs(partner, opponents)
-        deals = [duplicate_deal(self.config.seed, i) for i in range(self.config.duplicate_deals)]
+        seed = self.config.challenge_seed
+        if seed is None:  # drawn from the server's seed: no other tab, and no restart with another seed, has it
+            seed = _seeds(self.config.seed, _CHALLENGE, self.number, self.challenges, n=1)[0]
+        self.challenges += 1
+        deals = [duplicate_deal(seed, i) for i in range(self.config.duplicate_deals)]
         self.duplicate = {"partner": partner, "opponents": opponents, "deals": deals, "index": 0, "results": [],
-                          "pairs": []}
+                          "pairs": [], "seed": seed}
         self._duplicate_table()
 
     def _duplicate_table(self, seats=(1, 2, 3)) -> Table:
         dup = self.duplicate
         d: DuplicateDeal = dup["deals"][dup["index"]]
-        seeds = _seeds(self.config.seed, _DUPLICATE, d.index, n=5)  # the same agents' seeds at both tables
+        seeds = _seeds(dup["seed"], _DUPLICATE, d.index, n=5)  # the same agents' seeds at both tables
         players = self._players(dup["partner"], dup["opponents"], seeds, seats)
         table = Table(self.config.rules, players, agents.RuleAgent(seed=seeds[4]), d.game_seed, d.dealer,
                       [list(h) for h in d.hands], d.exposed_card, one_deal=True)
@@ -327,9 +333,11 @@ class Session:
         if dup is None:
             return None
         results = dup["results"]
+        done = len(results) == len(dup["deals"])
+        named = self.config.challenge_seed is not None
         return {"deal": dup["index"] + 1, "of": len(dup["deals"]), "results": results,
-                "total": sum(r["margin"] for r in results),
-                "done": len(results) == len(dup["deals"])}
+                "total": sum(r["margin"] for r in results), "done": done, "named": named,
+                "seed": dup["seed"] if done or named else None}  # a drawn set's seed is told once it is played
 
 
 def _made(rec: dict) -> Optional[bool]:
