@@ -195,8 +195,9 @@ class Session:
         dup["pairs"].append((mine.records, computer.records))
         dup["results"].append({
             "deal": dup["index"] + 1,
-            "you": describe(mine.records[-1])[0], "you_net": mine.net,
+            "you": describe(mine.records[-1])[0], "you_net": mine.net, "you_made": _made(mine.records[-1]),
             "computer": describe(computer.records[-1])[0], "computer_net": computer.net,
+            "computer_made": _made(computer.records[-1]),
             "margin": mine.net - computer.net,
         })
 
@@ -291,7 +292,8 @@ class Session:
             result = {"contract": contract, "outcome": outcome, "thrown_in": rec["thrown_in"],
                       "tricks_won": rec["tricks_won"], "score_delta": rec["score_delta"], "scores": rec["scores"],
                       "bids": rec["bids"], "tricks_by_seat": rec["tricks_by_seat"],
-                      "seat_score_delta": rec["seat_score_delta"], "made": _made(rec)}
+                      "seat_score_delta": rec["seat_score_delta"], "made": _made(rec),
+                      "declarer": rec.get("declarer"), "bid": rec.get("bid")}
         return {
             "mode": "duplicate" if self.duplicate is not None else "game",
             "seats": [self.seat_name(s) for s in range(4)],

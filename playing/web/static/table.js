@@ -12,6 +12,7 @@ let state = null;
 let timer = null;
 let busy = false;
 let replay = null; // {viewers: [{record, players, title}], step}
+let dismissed = null; // the finished challenge whose last result panel was closed (the Table tab then says so)
 const uploads = [];
 
 // ------------------------------------------------------------------ helpers
@@ -86,16 +87,44 @@ function toast(message) {
   toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
 }
 
+function notice(message) {
+  $("notice-text").textContent = message;
+  $("notice").hidden = false;
+}
+
+const gameLost = (e) => e.status === 410 || (e.status === 404 && /session/.test(e.message));
+
+async function replaceLostGame(e) {
+  await newSession();
+  notice(`Your game was lost: ${e.message.replace(/: reload the page.*$/, "")}. A new game has started.`);
+}
+
 async function call(method, path, body) {
   try {
     const data = await api(method, path, body);
     if (data.state) render(data.state);
     return data;
   } catch (e) {
-    if (e.status === 404 && path !== "/api/session" && /session/.test(e.message)) return newSession();
+    if (gameLost(e) && path !== "/api/session") {
+      await replaceLostGame(e).catch((e2) => toast(e2.message));
+      return null;
+    }
     toast(e.message);
     return null;
   }
+}
+
+// Has the person made a move that a new game or challenge would throw away?
+function inProgress(s) {
+  const moved = s.auction.some(([seat]) => seat === 0) || s.cards_left[0] < 13;
+  if (s.duplicate) return !s.duplicate.done && (s.duplicate.results.length > 0 || moved);
+  return !s.game_over && (s.deal_number > 1 || moved);
+}
+
+function mayAbandon() {
+  if (!state || !inProgress(state)) return true;
+  const what = state.duplicate ? "the challenge" : "the game";
+  return window.confirm(`Abandon ${what} in progress?`);
 }
 
 // ------------------------------------------------------------------ the table
@@ -103,8 +132,8 @@ function render(s) {
   state = s;
   $("score-us").textContent = s.scores[0];
   $("score-them").textContent = s.scores[1];
-  $("target").textContent = s.rules.target;
   const dup = s.duplicate;
+  $("target-line").replaceChildren(...(dup ? [`deal ${dup.deal} of ${dup.of}`] : ["of ", el("b", { id: "target", text: s.rules.target })]));
   const deal = dup ? `Challenge deal ${dup.deal} of ${dup.of}` : `Deal ${s.deal_number}`;
   $("deal-line").textContent = `${deal} · dealer ${SEAT_NAMES[s.dealer]} · rules ${s.rules.label}`;
   const contract = $("contract-line");
@@ -227,8 +256,11 @@ function renderHand(s) {
 
 function renderResult(s) {
   const box = $("result");
-  box.hidden = !s.waiting;
-  if (!s.waiting) return;
+  const over = Boolean(s.duplicate && s.duplicate.done && dismissed === s.duplicate.seed);
+  box.hidden = !s.waiting || over;
+  $("challenge-over").hidden = !over;
+  if (over) $("challenge-over-text").textContent = `The challenge is over: your total margin is ${signed(s.duplicate.total)}.`;
+  if (box.hidden) return;
   const r = s.result;
   const body = [];
   let title = "Hand over";
@@ -238,9 +270,15 @@ function renderResult(s) {
       ? `The bids total ${r.bids.reduce((a, b) => a + b, 0)}: too few, the deal is thrown in.`
       : "Everyone passed: the cards are dealt again." }));
   } else {
-    if (r.made !== null) title = r.made ? "Contract made" : "Contract down";
+    const net = r.score_delta[0] - r.score_delta[1];
+    const side = net > 0 ? "good" : net < 0 ? "bad" : "";
+    if (r.made !== null) {
+      const taken = r.tricks_won[r.declarer % 2];
+      const who = SEAT_NAMES[r.declarer];
+      title = r.made ? `${who} made ${taken} of ${r.bid}` : `${who} went down: ${taken} of ${r.bid}`;
+    }
     body.push(el("p", {}, el("b", { text: r.contract })),
-      el("p", { class: r.made === null ? "" : r.made ? "made" : "down", text: r.outcome }),
+      el("p", { id: "result-outcome", class: side, text: `${pointsLine(r.score_delta)}` }),
       el("p", { text: `Tricks: Us ${r.tricks_won[0]} · Them ${r.tricks_won[1]}` }));
     if (s.rules.auction === "individual") {
       const t = el("table", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Bid" }),
@@ -267,10 +305,20 @@ function renderResult(s) {
     button.textContent = "New game";
   } else button.textContent = "Next deal";
   $("result-title").textContent = title;
+  $("result-title").className = r.thrown_in || s.game_over ? "" : (r.score_delta[0] > r.score_delta[1] ? "good"
+    : r.score_delta[0] < r.score_delta[1] ? "bad" : "");
   $("result-body").replaceChildren(...body);
 }
 
 const signed = (n) => (n >= 0 ? "+" : "") + n;
+
+// "+9 us" / "+10 them" / "+4 us, +3 them": who gained, in the person's words.
+function pointsLine(delta) {
+  const parts = [];
+  if (delta[0]) parts.push(`${signed(delta[0])} us`);
+  if (delta[1]) parts.push(`${signed(delta[1])} them`);
+  return parts.length ? parts.join(", ") : "no points";
+}
 
 function schedule(s) {
   clearTimeout(timer);
@@ -297,15 +345,19 @@ async function nextDeal() {
   const s = state;
   const dup = s.duplicate;
   if (dup && dup.done && s.result && !s.result.thrown_in) {
-    $("result").hidden = true;
+    dismissed = dup.seed;
+    render(s);
     return showView("challenge");
   }
-  if (s.game_over) return newGame();
+  if (s.game_over) return newGame(true);
   await call("POST", "/api/next");
 }
 
-async function newGame() {
+async function newGame(asked = false) {
+  if (!asked && !mayAbandon()) return;
+  dismissed = null;
   await call("POST", "/api/new", { partner: $("pick-partner").value, opponents: $("pick-opponents").value });
+  showView("table");
 }
 
 async function hint() {
@@ -336,16 +388,24 @@ function renderChallenge(s) {
   const foot = document.querySelector("#dup-results tfoot");
   if (!dup) {
     $("dup-progress").textContent = "";
+    $("dup-start").textContent = "Start the challenge";
+    body.replaceChildren();
+    foot.replaceChildren();
     return;
   }
-  $("dup-progress").textContent = dup.done ? `Challenge over: your total margin is ${signed(dup.total)}.`
-    : `Playing deal ${dup.deal} of ${dup.of} (open the Table tab).`;
+  const set = dup.named ? ` Deal set ${dup.seed}: the same deals for everyone on this server.`
+    : dup.seed !== null ? ` These were deal set ${dup.seed} (python evaluate.py … --seed ${dup.seed} plays them).` : "";
+  $("dup-progress").textContent = (dup.done ? `Challenge over: your total margin is ${signed(dup.total)}.`
+    : `Playing deal ${dup.deal} of ${dup.of} (open the Table tab).`) + set;
+  $("dup-start").textContent = dup.done ? "Start a new challenge" : "Restart the challenge";
+  const outcome = (contract, made, net) => [contract, el("br"), el("span", { class: made === null ? "" : made ? "made" : "down",
+    text: made === null ? "" : made ? "made" : "down" }), ` net ${signed(net)}`];
   body.replaceChildren(...dup.results.map((r, k) => el("tr", {},
-    el("td", { text: r.deal }), el("td", { text: r.you }), el("td", { text: signed(r.you_net) }),
-    el("td", { text: r.computer }), el("td", { text: signed(r.computer_net) }),
+    el("td", { text: r.deal }), el("td", {}, ...outcome(r.you, r.you_made, r.you_net)),
+    el("td", {}, ...outcome(r.computer, r.computer_made, r.computer_net)),
     el("td", { class: r.margin > 0 ? "pos" : r.margin < 0 ? "neg" : "", text: signed(r.margin) }),
     el("td", {}, el("button", { class: "compare", onclick: () => openCompare(k) }, "Compare")))));
-  foot.replaceChildren(el("tr", {}, el("th", { text: "Total" }), el("td"), el("td"), el("td"), el("td"),
+  foot.replaceChildren(el("tr", {}, el("th", { text: "Total" }), el("td"), el("td"),
     el("th", { id: "dup-total", class: dup.total > 0 ? "pos" : dup.total < 0 ? "neg" : "", text: signed(dup.total) }), el("td")));
 }
 
@@ -371,8 +431,10 @@ async function listDeals() {
 
 function fillList(entries) {
   const body = document.querySelector("#replay-list tbody");
-  body.replaceChildren(...entries.map((e) => el("tr", { "data-index": e.index, onclick: () => openRecord(e.index) },
-    el("td", { text: e.title }), el("td", { text: e.contract }), el("td", { text: e.result }))));
+  body.replaceChildren(...entries.map((e) => el("tr", { "data-index": e.index, class: e.refused ? "refused" : "",
+    title: e.refused || false, onclick: () => openRecord(e.index) },
+    el("td", { text: e.title }), el("td", { text: e.contract }),
+    el("td", { text: e.refused ? "refused: does not replay" : e.result }))));
   if (!entries.length) body.append(el("tr", {}, el("td", { colspan: 3, text: "No finished deals yet." })));
 }
 
@@ -385,7 +447,17 @@ async function openRecord(index) {
     const data = await fetchRecord($("replay-source").value, index);
     document.querySelectorAll("#replay-list tr").forEach((tr) => tr.classList.toggle("open", tr.dataset.index === String(index)));
     showReplay([data]);
-  } catch (e) { toast(e.message); }
+  } catch (e) {
+    clearReplay();
+    toast(e.message);
+  }
+}
+
+function clearReplay() {
+  replay = null;
+  $("replay-viewers").replaceChildren();
+  $("replay-controls").hidden = true;
+  document.querySelectorAll("#replay-list tr.open").forEach((tr) => tr.classList.remove("open"));
 }
 
 async function openCompare(k) {
@@ -489,8 +561,12 @@ async function upload(event) {
     await loadSources();
     $("replay-source").value = data.source;
     fillList(data.entries);
+    clearReplay();
     if (data.entries.length === 1) openRecord(0);
-  } catch (e) { toast(e.message); }
+  } catch (e) {
+    clearReplay();
+    toast(e.message);
+  }
   event.target.value = "";
 }
 
@@ -504,6 +580,7 @@ function showView(name) {
 }
 
 async function newSession() {
+  dismissed = null;
   const data = await api("POST", "/api/session", {});
   session = data.session;
   sessionStorage.setItem("tarneeb-session", session);
@@ -517,13 +594,18 @@ async function start() {
     $(id).replaceChildren(...config.agents.map((a) => el("option", { value: a, text: a })));
   }
   document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => showView(b.dataset.view)));
-  $("new-game").addEventListener("click", newGame);
+  $("new-game").addEventListener("click", () => newGame());
+  $("over-new").addEventListener("click", () => newGame(true));
+  $("over-results").addEventListener("click", () => showView("challenge"));
+  $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
   $("next-deal").addEventListener("click", nextDeal);
   $("hint").addEventListener("click", hint);
   $("last").addEventListener("click", toggleLast);
   $("dup-start").addEventListener("click", async () => {
-    await call("POST", "/api/duplicate", { partner: $("pick-partner").value, opponents: $("pick-opponents").value });
-    showView("table");
+    if (!mayAbandon()) return;
+    dismissed = null;
+    const data = await call("POST", "/api/duplicate", { partner: $("pick-partner").value, opponents: $("pick-opponents").value });
+    if (data) showView("table");
   });
   $("replay-source").addEventListener("change", listDeals);
   $("replay-upload").addEventListener("change", upload);
@@ -536,11 +618,12 @@ async function start() {
     if (e.key === "ArrowLeft") stepReplay(replay.step - 1);
     if (e.key === "ArrowRight") stepReplay(replay.step + 1);
   });
+  if (!session) return newSession();
   try {
-    if (!session) throw new Error("no session");
     render((await api("GET", "/api/state")).state);
   } catch (e) {
-    await newSession();
+    if (!gameLost(e)) throw e;
+    await replaceLostGame(e);
   }
 }
 
