@@ -136,6 +136,11 @@ def test_a_game_runs_to_the_target_and_then_offers_only_a_new_one():
                 state = c.post("/api/next", headers=headers).json()["state"]
         game = table(c, headers).game
         assert max(state["scores"]) >= 31 and state["winner"] == game.winner
+        records = table(c, headers).records
+        assert len(state["sheet"]) == len(records) >= 2  # the score sheet: every hand, totals running to the end
+        for row, rec in zip(state["sheet"], records):
+            assert (row["delta"], row["scores"], row["tricks"]) == (rec["score_delta"], rec["scores"], rec["tricks_won"])
+        assert state["sheet"][-1]["scores"] == state["scores"]
         assert c.post("/api/next", headers=headers).status_code == 409
         fresh = c.post("/api/new", headers=headers, json={}).json()["state"]
         assert fresh["scores"] == [0, 0] and not fresh["waiting"] and fresh["deal_number"] == 1

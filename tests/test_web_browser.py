@@ -45,9 +45,10 @@ if _missing():
 import uvicorn  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.expected_conditions import staleness_of  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from evaluation import duplicate_match  # noqa: E402
 from playing.web.app import create_app  # noqa: E402
@@ -82,11 +83,19 @@ return out;
 """ % MAX_PHONE_HEADER
 
 
+LONG_NAME = "league-run-2026-12-06-trump-by-card-link-8-against-rule-10000-deals-seed-1.jsonl"
+
+
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     rules = dataclasses.replace(make_rules("classic"), target_score=TARGET)
     config = ServerConfig(rules, "classic", {"rule": "rule", "random": "random"}, "rule", "rule", 0.01, 21, 1)
-    app = create_app(config)
+    replays = tmp_path_factory.mktemp("replays")
+    record = duplicate_match("rule", "random", deals=1, seed=2, records=True).records[0]
+    (replays / LONG_NAME).write_text(json.dumps(record) + "\n")  # a long name must not widen a phone's page
+    tampered = dict(record, score_delta=[record["score_delta"][0] + 1, record["score_delta"][1]])
+    (replays / "tampered.json").write_text(json.dumps(tampered))
+    app = create_app(config, str(replays))
     sock = socket.create_server(("127.0.0.1", 0))
     srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -129,10 +138,17 @@ def next_thing(browser):
     return WebDriverWait(browser, WAIT, 0.02).until(ready)
 
 
+def enabled_actions(browser) -> list[int]:
+    """The actions of the enabled choices and cards, in page order (one round trip, not one per button)."""
+    return browser.execute_script("return [...document.querySelectorAll('#choices button:not([disabled]), "
+                                  "#hand button.card:not([disabled])')].map((b) => Number(b.dataset.action))")
+
+
 def click_a_move(browser, buttons) -> None:
     """The lowest bid where bids are offered (so the hand gets played), else the first legal choice."""
-    bids = [b for b in buttons if b.get_attribute("data-action") != str(PASS)]
-    button = (bids or buttons)[0]
+    actions = enabled_actions(browser)
+    bids = [k for k, a in enumerate(actions) if a != PASS]
+    button = buttons[(bids or [0])[0]]
     button.click()
     WebDriverWait(browser, WAIT, 0.02).until(staleness_of(button))  # the page has drawn the server's answer
 
@@ -199,8 +215,8 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
             WebDriverWait(browser, WAIT, 0.02).until(lambda b: not find(b, "#result:not([hidden])"))
             continue
         game = session_of(browser, app).table.game
-        enabled = {int(b.get_attribute("data-action")) for b in thing}
-        assert enabled == set(int(a) for a in game.legal_actions()), "the page offers other moves than the legal ones"
+        enabled = enabled_actions(browser)
+        assert sorted(enabled) == sorted(int(a) for a in game.legal_actions()), "the page offers other moves"
         tricks = len(game.trick_winners)
         in_trick = len(game.trick) >= 2
         if not table_shot and tricks >= 4 and in_trick and find(browser, "#hand button.card:not([disabled])"):
@@ -224,6 +240,9 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
     assert f"Tricks: Us {record['tricks_won'][0]} · Them {record['tricks_won'][1]}" in find(browser, "#result")[0].text
     won = "You and your partner win!" if game.winner == 0 else "Right and Left win"
     assert find(browser, "#result-title")[0].text == won
+    rows = browser.execute_script("return [...document.querySelectorAll('#sheet tbody tr')].map("
+                                  "(tr) => [...tr.querySelectorAll('b')].map((b) => Number(b.textContent)))")
+    assert rows == [r["scores"] for r in session.table.records]  # the score sheet, every hand's running totals
 
     # game over: the panel's one button starts a new game (nothing to abandon, so no question)
     find(browser, "#result #next-deal")[0].click()
@@ -241,8 +260,9 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
     WebDriverWait(browser, WAIT).until(lambda b: find(b, ".viewer .rp-hand"))
 
     def hands_shown():
-        return [sorted(int(c) for c in h.get_attribute("data-cards").split(",") if c)
-                for h in sorted(find(browser, ".viewer .rp-hand"), key=lambda h: h.get_attribute("data-seat"))]
+        shown = browser.execute_script("return [0, 1, 2, 3].map((s) => "
+                                       "document.querySelector(`.viewer .rp-hand[data-seat='${s}']`).dataset.cards)")
+        return [sorted(int(c) for c in cards.split(",") if c) for cards in shown]
 
     def hands_after(k):
         gone = {c for _, c in record["plays"][:4 * k]}
@@ -284,6 +304,11 @@ def test_an_uploaded_record_that_does_not_replay_is_refused_on_the_page(server, 
     assert not find(browser, ".viewer") and not find(browser, "#replay-controls:not([hidden])")  # not the good one
     row = find(browser, "#replay-list tbody tr")[0]
     assert "refused" in row.get_attribute("class") and "refused" in row.text  # marked in the list, before opening
+    Select(find(browser, "#replay-source")[0]).select_by_value("dir:tampered.json")
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#replay-list tbody tr.refused"))
+    Select(find(browser, "#replay-source")[0]).select_by_value(f"dir:{LONG_NAME}")
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#replay-list tbody tr[data-index]:not(.refused)"))
+    check_layout(browser, "the replay tab with a long file name")
 
 
 def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(server, browser):
@@ -358,8 +383,26 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
     browser.get(url)
     browser.execute_script("sessionStorage.clear()")  # a fresh game, whatever the tests before left
     browser.get(url)
-    click_a_move(browser, WebDriverWait(browser, WAIT).until(
-        lambda b: find(b, "#choices button:not([disabled]), #hand button.card:not([disabled])")))
+    # by keyboard: digits bid, C D H S name trump, an arrow picks a card and Enter plays it
+    body = find(browser, "body")[0]
+    while (thing := next_thing(browser)) != "result":
+        game = session_of(browser, app).table.game
+        phase = session_of(browser, app).state()["phase"]
+        actions = enabled_actions(browser)
+        if phase == "play":
+            body.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_LEFT, Keys.ARROW_RIGHT)
+            card = int(browser.switch_to.active_element.get_attribute("data-action"))
+            assert card == actions[1 % len(actions)]
+            browser.switch_to.active_element.send_keys(Keys.ENTER)
+            WebDriverWait(browser, WAIT).until(lambda b: (0, card) in [tuple(p) for p in game.played])
+            break
+        bids = [a for a in actions if PASS < a < 66]
+        action = bids[0] if phase == "bidding" else actions[0]
+        keys = str(action - PASS) if phase == "bidding" else "cdhs"[action - 66]
+        moves = len(game.auction)
+        body.send_keys(keys)
+        WebDriverWait(browser, WAIT).until(lambda b: len(game.auction) > moves)
+        assert (0, action) in [tuple(m) for m in game.auction]
     table = session_of(browser, app).table
     find(browser, "#new-game")[0].click()
     assert "Abandon the game" in browser.switch_to.alert.text
@@ -382,3 +425,10 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
     check_layout(browser, "the notice of a lost game")
     find(browser, "#notice-close")[0].click()
     assert not find(browser, "#notice:not([hidden])")
+
+    Select(find(browser, "#speed")[0]).select_by_visible_text("slow")  # the speed is kept across a reload
+    browser.refresh()
+    slide = "return getComputedStyle(document.getElementById('centre')).getPropertyValue('--slide')"
+    WebDriverWait(browser, WAIT).until(lambda b: b.execute_script(slide) == "20ms")  # the server's 0.01 s, twice
+    assert Select(find(browser, "#speed")[0]).first_selected_option.text == "slow"
+    Select(find(browser, "#speed")[0]).select_by_visible_text("normal")

@@ -326,6 +326,7 @@ class Session:
             "game_over": table.over and self.duplicate is None,
             "winner": game.winner if table.over and self.duplicate is None else None,
             "records": len(self.game_records()),
+            "sheet": [] if self.duplicate is not None else [_sheet_row(r) for r in table.records],
             "duplicate": self._duplicate_state(),
             "delay": self.config.delay,
         }
@@ -340,6 +341,13 @@ class Session:
         return {"deal": dup["index"] + 1, "of": len(dup["deals"]), "results": results,
                 "total": sum(r["margin"] for r in results), "done": done, "named": named,
                 "seed": dup["seed"] if done or named else None}  # a drawn set's seed is told once it is played
+
+
+def _sheet_row(rec: dict) -> dict[str, Any]:
+    """One line of the running score sheet: what was bid, by whom, what was taken, and the points."""
+    return {"contract": describe(rec)[0], "declarer": rec.get("declarer"), "bid": rec.get("bid"),
+            "tricks": rec["tricks_won"], "made": _made(rec), "thrown_in": rec["thrown_in"],
+            "delta": rec["score_delta"], "scores": rec["scores"]}
 
 
 def _made(rec: dict) -> Optional[bool]:

@@ -10,8 +10,12 @@ let session = sessionStorage.getItem("tarneeb-session"); // per tab: two tabs ne
 let config = null;
 let state = null;
 let timer = null;
+let gatherTimer = null;
 let busy = false;
 let replay = null; // {viewers: [{record, players, title}], step}
+let shownTrick = []; // [seat, card] pairs already drawn in the centre: only new ones slide in
+const SPEED_KEY = "tarneeb-speed";
+const MAX_SLIDE_MS = 300;
 let dismissed = null; // the finished challenge whose last result panel was closed (the Table tab then says so)
 const uploads = [];
 
@@ -158,6 +162,7 @@ function render(s) {
   $("auction-log").replaceChildren(...(s.auction.some(([, a]) => a < TRUMP_BASE) && s.rules.auction !== "none"
     ? ["Auction: ", auctionLine(s.auction)] : []));
   renderResult(s);
+  renderSheet(s);
   renderChallenge(s);
   $("pick-partner").value = s.agents.partner;
   $("pick-opponents").value = s.agents.opponents;
@@ -188,8 +193,12 @@ function renderSeat(s, seat) {
   box.replaceChildren(...parts);
 }
 
+// The pause before a computer move: the server's delay, times the page's speed setting.
+const speed = () => Number($("speed").value);
+
 function renderCentre(s) {
   const centre = $("centre");
+  centre.style.setProperty("--slide", `${Math.min(MAX_SLIDE_MS, 1000 * s.delay * speed())}ms`);
   let cards = s.trick, winner = s.trick_winning, note = "";
   const justDone = !s.trick.length && s.last_trick && s.last_trick.number === s.tricks_won[0] + s.tricks_won[1]
     && (s.phase === "play" || s.phase === "done");
@@ -200,10 +209,15 @@ function renderCentre(s) {
     note = `${SEAT_NAMES[winner]} ${winner === 0 ? "win" : "wins"} trick ${s.last_trick.number}`;
   } else if (s.phase === "trump" && s.to_act > 0) note = `${SEAT_NAMES[s.to_act]} is naming trump`;
   centre.classList.toggle("done", Boolean(justDone));
+  centre.classList.remove("gather");
+  centre.dataset.winner = justDone ? winner : "";
+  const seen = new Set(shownTrick.map(([, c]) => c));
   for (let seat = 0; seat < 4; seat++) {
     const played = cards.find(([who]) => who === seat);
-    $(`slot-${seat}`).replaceChildren(...(played ? [cardEl(played[1], "div", { class: "card" + (isRed(suitOf(played[1])) ? " red" : "") + (seat === winner ? " winning" : "") })] : []));
+    const fresh = played && !seen.has(played[1]) ? " arrive" : "";
+    $(`slot-${seat}`).replaceChildren(...(played ? [cardEl(played[1], "div", { class: "card" + (isRed(suitOf(played[1])) ? " red" : "") + (seat === winner ? " winning" : "") + fresh })] : []));
   }
+  shownTrick = cards;
   $("trick-note").textContent = note;
 }
 
@@ -252,6 +266,26 @@ function renderHand(s) {
     nodes.push(cardEl(c, "button", { "data-action": c, disabled: !legal.has(c), onclick: () => act(c) }));
   }
   hand.replaceChildren(...nodes);
+}
+
+function renderSheet(s) {
+  $("sheet-toggle").disabled = !s.sheet.length;
+  if (!s.sheet.length) $("sheet").hidden = true;
+  const rows = s.sheet.map((r, k) => {
+    const word = r.thrown_in ? "thrown in" : r.made === null ? "" : r.made ? "made" : "down";
+    const tricks = r.thrown_in ? "" : `${r.tricks[0]}–${r.tricks[1]}`;
+    return el("tr", {}, el("td", { text: k + 1 }), el("td", { text: r.contract }), el("td", { text: tricks }),
+      el("td", { class: word === "made" ? "made" : word === "down" ? "down" : "", text: word }),
+      el("td", {}, `${signed(r.delta[0])} `, el("b", { class: "us-text", text: r.scores[0] })),
+      el("td", {}, `${signed(r.delta[1])} `, el("b", { class: "them-text", text: r.scores[1] })));
+  });
+  document.querySelector("#sheet tbody").replaceChildren(...rows);
+}
+
+function toggleSheet() {
+  const sheet = $("sheet");
+  sheet.hidden = !sheet.hidden;
+  $("sheet-toggle").setAttribute("aria-expanded", String(!sheet.hidden));
 }
 
 function renderResult(s) {
@@ -322,9 +356,11 @@ function pointsLine(delta) {
 
 function schedule(s) {
   clearTimeout(timer);
+  clearTimeout(gatherTimer);
   if (s.waiting || s.to_act <= 0) return;
   const justDone = !s.trick.length && s.phase === "play" && s.last_trick;
-  const ms = 1000 * s.delay * (justDone ? 2 : 1);
+  const ms = 1000 * s.delay * speed() * (justDone ? 2 : 1);
+  if (justDone && ms) gatherTimer = setTimeout(() => $("centre").classList.add("gather"), ms / 2); // to its winner
   timer = setTimeout(advance, ms);
 }
 
@@ -570,6 +606,50 @@ async function upload(event) {
   event.target.value = "";
 }
 
+// ------------------------------------------------------------------ the keyboard
+const TRUMP_KEYS = "cdhs"; // in action order: clubs, diamonds, hearts, spades
+const TYPING_MS = 800; // after a "1", how long to wait for a second digit (10-13)
+let typed = "";
+let typedTimer = null;
+
+// Digits bid (P passes), C D H S name trump, arrows pick a card and Enter plays it; arrows step a replay.
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.target.matches("input, select, textarea")) return;
+  if (!$("view-replay").hidden) {
+    if (replay && e.key === "ArrowLeft") stepReplay(replay.step - 1);
+    if (replay && e.key === "ArrowRight") stepReplay(replay.step + 1);
+    return;
+  }
+  const s = state;
+  if ($("view-table").hidden || !s || s.to_act !== 0 || s.waiting) return;
+  const legal = new Set(s.legal);
+  if (s.phase === "bidding") {
+    if (e.key.toLowerCase() === "p" && legal.has(PASS)) act(PASS);
+    if (!/^[0-9]$/.test(e.key)) return;
+    typed += e.key;
+    clearTimeout(typedTimer);
+    const bids = [...legal].filter((a) => a > PASS && a < TRUMP_BASE).map((a) => String(a - BID_BASE));
+    const go = () => {
+      const bid = Number(typed);
+      typed = "";
+      if (legal.has(BID_BASE + bid) && bid > 0) act(BID_BASE + bid);
+      else toast(`${bid} is not a bid you can make now`);
+    };
+    if (bids.some((b) => b.startsWith(typed) && b !== typed)) typedTimer = setTimeout(go, TYPING_MS);
+    else go();
+  } else if (s.phase === "trump") {
+    const suit = TRUMP_KEYS.indexOf(e.key.toLowerCase());
+    if (suit >= 0 && legal.has(TRUMP_BASE + suit)) act(TRUMP_BASE + suit);
+  } else if (s.phase === "play" && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+    const cards = [...document.querySelectorAll("#hand button.card:not([disabled])")];
+    if (!cards.length) return;
+    const i = cards.indexOf(document.activeElement);
+    const step = e.key === "ArrowRight" ? 1 : -1;
+    cards[i < 0 ? 0 : (i + step + cards.length) % cards.length].focus(); // Enter then plays it (a button)
+    e.preventDefault();
+  }
+}
+
 // ------------------------------------------------------------------ views and start-up
 function showView(name) {
   for (const v of ["table", "replay", "challenge"]) {
@@ -601,6 +681,9 @@ async function start() {
   $("next-deal").addEventListener("click", nextDeal);
   $("hint").addEventListener("click", hint);
   $("last").addEventListener("click", toggleLast);
+  $("sheet-toggle").addEventListener("click", toggleSheet);
+  $("speed").value = localStorage.getItem(SPEED_KEY) || "1";
+  $("speed").addEventListener("change", () => { localStorage.setItem(SPEED_KEY, $("speed").value); });
   $("dup-start").addEventListener("click", async () => {
     if (!mayAbandon()) return;
     dismissed = null;
@@ -613,11 +696,7 @@ async function start() {
   $("rp-prev").addEventListener("click", () => stepReplay(replay.step - 1));
   $("rp-next").addEventListener("click", () => stepReplay(replay.step + 1));
   $("rp-last").addEventListener("click", () => stepReplay(99));
-  document.addEventListener("keydown", (e) => {
-    if ($("view-replay").hidden || !replay) return;
-    if (e.key === "ArrowLeft") stepReplay(replay.step - 1);
-    if (e.key === "ArrowRight") stepReplay(replay.step + 1);
-  });
+  document.addEventListener("keydown", onKey);
   if (!session) return newSession();
   try {
     render((await api("GET", "/api/state")).state);
