@@ -45,6 +45,7 @@ if _missing():
 import uvicorn  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.expected_conditions import staleness_of  # noqa: E402
@@ -384,23 +385,22 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
     browser.execute_script("sessionStorage.clear()")  # a fresh game, whatever the tests before left
     browser.get(url)
     # by keyboard: digits bid, C D H S name trump, an arrow picks a card and Enter plays it
-    body = find(browser, "body")[0]
+    keys = ActionChains(browser)  # keys go to whatever has the focus, as a person's would
     while (thing := next_thing(browser)) != "result":
         game = session_of(browser, app).table.game
         phase = session_of(browser, app).state()["phase"]
         actions = enabled_actions(browser)
         if phase == "play":
-            body.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_LEFT, Keys.ARROW_RIGHT)
+            keys.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_LEFT, Keys.ARROW_RIGHT).perform()
             card = int(browser.switch_to.active_element.get_attribute("data-action"))
             assert card == actions[1 % len(actions)]
-            browser.switch_to.active_element.send_keys(Keys.ENTER)
+            keys.send_keys(Keys.ENTER).perform()
             WebDriverWait(browser, WAIT).until(lambda b: (0, card) in [tuple(p) for p in game.played])
             break
         bids = [a for a in actions if PASS < a < 66]
         action = bids[0] if phase == "bidding" else actions[0]
-        keys = str(action - PASS) if phase == "bidding" else "cdhs"[action - 66]
         moves = len(game.auction)
-        body.send_keys(keys)
+        keys.send_keys(str(action - PASS) if phase == "bidding" else "cdhs"[action - 66]).perform()
         WebDriverWait(browser, WAIT).until(lambda b: len(game.auction) > moves)
         assert (0, action) in [tuple(m) for m in game.auction]
     table = session_of(browser, app).table
