@@ -400,6 +400,22 @@ def test_a_named_challenge_deals_the_same_set_to_everyone_and_serves_no_record_b
         assert c.get("/api/replay/open?source=game&index=0", headers=b).status_code == 404
 
 
+def test_the_review_puts_each_of_your_decisions_beside_the_hints_and_plays_both_out(client):
+    from playing.web.review import review
+
+    headers, state = new_session(client)
+    state = play_a_played_hand(client, headers, state)
+    n = len(client.get("/api/replay/deals?source=game", headers=headers).json()["entries"])
+    record = client.get(f"/api/replay/open?source=game&index={n - 1}", headers=headers).json()["record"]
+    decisions = client.get(f"/api/review?index={n - 1}", headers=headers).json()["decisions"]
+    mine = [(0, a) for s, a in record["auction"] + record["plays"] if s == 0]
+    assert [(0, d["yours"]) for d in decisions] == mine  # every decision of yours, in order
+    for d in decisions:
+        assert d["hint_name"] and d["reason"] and (d["change"] is None) == (d["hint"] == d["yours"])
+    assert review(record) == decisions  # the same on every review: the rule player's ties are seeded
+    assert client.get("/api/review?index=99", headers=headers).status_code == 404
+
+
 # ------------------------------------------------------------------ replays
 def a_record(client) -> dict:
     headers, state = new_session(client)

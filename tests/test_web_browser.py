@@ -345,6 +345,13 @@ def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(se
     assert f"Your margin: {margin:+d}" in find(browser, "#result")[0].text
     check_result_words(browser, dup["pairs"][0][0][-1])
     check_layout(browser, "a hand's result")
+    find(browser, "#review-hand")[0].click()  # the post-hand review: each of your decisions beside the Hint's
+    items = WebDriverWait(browser, WAIT).until(lambda b: find(b, "#review:not([hidden]) li"))
+    record = dup["pairs"][0][0][-1]
+    assert len(items) == sum(1 for seat, _ in record["auction"] + record["plays"] if seat == 0)
+    assert find(browser, ".viewer") and all(i.text.startswith(("Bid: you", "Trump: you", "Trick ")) for i in items)
+    check_layout(browser, "the post-hand review")
+    find(browser, "#tab-table")[0].click()
     find(browser, "#next-deal")[0].click()  # "See the challenge results"
     total = WebDriverWait(browser, WAIT).until(lambda b: [t for t in find(b, "#dup-total") if t.is_displayed()])
     assert total[0].text == f"{margin:+d}"

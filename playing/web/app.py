@@ -26,6 +26,7 @@ from ..records import RecordError, validate_record
 from .bounds import MAX_BODY_BYTES, MAX_UPLOADS, UploadBudget, json_body
 from .records import listing, parse_records, summary
 from .registry import Registry
+from .review import review
 from .session import RequestError, ServerConfig, Session
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -219,6 +220,24 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
 
         return JSONResponse(await locked(request, work))
 
+    async def replay_review(request: Request):
+        """Your decisions in one of this tab's finished hands, each beside the Hint's (see :mod:`.review`)."""
+        try:
+            index = int(request.query_params.get("index", ""))
+        except ValueError:
+            raise RequestError(400, "index must be an integer") from None
+
+        def work(s: Session):
+            entries = s.game_records()
+            if not 0 <= index < len(entries):
+                raise RequestError(404, f"index {index} is out of range: this tab has {len(entries)} finished deals")
+            entry = entries[index]
+            if entry["meta"].get("seat0") == "computer":
+                raise RequestError(400, "that is the computer's play from your seat: review one of your own")
+            return {"index": index, "decisions": review(validate_record(entry["record"]))}
+
+        return JSONResponse(await locked(request, work))
+
     async def replay_upload(request: Request):
         data = await json_body(request)
         name, text = data.get("name"), data.get("text")
@@ -269,6 +288,7 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         Route("/api/replay/deals", replay_deals),
         Route("/api/replay/open", replay_open),
         Route("/api/replay/upload", replay_upload, methods=["POST"]),
+        Route("/api/review", replay_review),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(_SecurityHeaders)]

@@ -66,7 +66,16 @@ function auctionLine(auction) {
   return line;
 }
 
-async function api(method, path, body) {
+// One request at a time, in order: the server answers a second request for the same game with 409 while the
+// first is being decided, so the page queues its own.
+let queue = Promise.resolve();
+function api(method, path, body) {
+  const run = queue.then(() => send(method, path, body));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function send(method, path, body) {
   const opts = { method, headers: { "x-session": session || "" } };
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
@@ -329,6 +338,7 @@ function renderResult(s) {
     el("b", { class: "them-text", text: `Them ${r.scores[1]}` }), ` (target ${s.rules.target})`));
   const button = $("next-deal");
   const dup = s.duplicate;
+  $("review-hand").hidden = r.thrown_in;
   if (dup && !r.thrown_in && dup.results.length) {
     const last = dup.results[dup.results.length - 1];
     body.push(el("p", {}, `The computer in your seat: ${last.computer}, net ${signed(last.computer_net)}. `,
@@ -491,6 +501,7 @@ async function openRecord(index) {
 
 function clearReplay() {
   replay = null;
+  $("review").hidden = true;
   $("replay-viewers").replaceChildren();
   $("replay-controls").hidden = true;
   document.querySelectorAll("#replay-list tr.open").forEach((tr) => tr.classList.remove("open"));
@@ -512,6 +523,7 @@ async function openCompare(k) {
 
 function showReplay(viewers) {
   replay = { viewers, step: 0 };
+  $("review").hidden = true;
   $("replay-controls").hidden = false;
   drawReplay();
 }
@@ -606,6 +618,38 @@ async function upload(event) {
   event.target.value = "";
 }
 
+// ------------------------------------------------------------------ the post-hand review
+// The hand just played, in the replay viewer, with each of your decisions beside the Hint's.
+async function reviewHand() {
+  const s = state;
+  const index = s.duplicate ? 2 * (s.duplicate.results.length - 1) : s.records - 1;
+  try {
+    const record = await fetchRecord("game", index);
+    const data = await api("GET", `/api/review?index=${index}`);
+    showView("replay");
+    await loadSources();
+    $("replay-source").value = "game";
+    await listDeals();
+    showReplay([record]);
+    const items = data.decisions.map((d) => {
+      const when = d.phase === "play" ? `Trick ${d.trick}` : d.phase === "trump" ? "Trump" : "Bid";
+      const same = d.change === null;
+      const line = [el("b", { text: `${when}: ` }), "you ", actionNode(d.yours)];
+      if (same) line.push(" — the Hint agrees");
+      else {
+        line.push(" · Hint ", actionNode(d.hint), ` (${d.reason})`);
+        line.push(el("span", { class: d.change > 0 ? "bad" : d.change < 0 ? "good" : "",
+          text: d.change ? ` · ${signed(d.change)} for us with the Hint's choice, rule players playing on`
+            : " · the same points, rule players playing on" }));
+      }
+      return el("li", { class: same ? "same" : "differs", onclick: () => stepReplay(d.phase === "play" ? d.trick - 1 : 0) },
+        ...line);
+    });
+    $("review").replaceChildren(...items);
+    $("review").hidden = false;
+  } catch (e) { toast(e.message); }
+}
+
 // ------------------------------------------------------------------ the keyboard
 const TRUMP_KEYS = "cdhs"; // in action order: clubs, diamonds, hearts, spades
 const TYPING_MS = 800; // after a "1", how long to wait for a second digit (10-13)
@@ -679,6 +723,7 @@ async function start() {
   $("over-results").addEventListener("click", () => showView("challenge"));
   $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
   $("next-deal").addEventListener("click", nextDeal);
+  $("review-hand").addEventListener("click", reviewHand);
   $("hint").addEventListener("click", hint);
   $("last").addEventListener("click", toggleLast);
   $("sheet-toggle").addEventListener("click", toggleSheet);
