@@ -24,7 +24,7 @@ from playing.records import RECORD_FORMAT  # noqa: E402
 from agents import shipped  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from playing.web import cli  # noqa: E402
-from playing.web.app import create_app  # noqa: E402
+from playing.web.app import BUSY, create_app  # noqa: E402
 from playing.web.session import ServerConfig  # noqa: E402
 from tarneeb_env import TarneebGame, make_rules  # noqa: E402
 from tarneeb_env.cards import PASS, cards_of, mask_of  # noqa: E402
@@ -139,7 +139,8 @@ def test_a_game_runs_to_the_target_and_then_offers_only_a_new_one():
         records = table(c, headers).records
         assert len(state["sheet"]) == len(records) >= 2  # the score sheet: every hand, totals running to the end
         for row, rec in zip(state["sheet"], records):
-            assert (row["delta"], row["scores"], row["tricks"]) == (rec["score_delta"], rec["scores"], rec["tricks_won"])
+            assert [row["delta"], row["scores"], row["tricks"]] == [rec["score_delta"], rec["scores"],
+                                                                    rec["tricks_won"]]
         assert state["sheet"][-1]["scores"] == state["scores"]
         assert c.post("/api/next", headers=headers).status_code == 409
         fresh = c.post("/api/new", headers=headers, json={}).json()["state"]
@@ -659,7 +660,8 @@ def test_one_decision_in_flight_per_session_the_rest_answered_at_once():
     agent = importlib.import_module("tests.test_web_api").BlockingAgent
     with client_for() as c:
         headers, state = new_session(c)
-        state = c.post("/api/new", headers=headers, json={"opponents": "blocking", "partner": "blocking"}).json()["state"]
+        blocking = {"opponents": "blocking", "partner": "blocking"}
+        state = c.post("/api/new", headers=headers, json=blocking).json()["state"]
         while state["to_act"] == 0:
             state = step(c, headers, state)
         agent.entered.clear()
@@ -680,8 +682,7 @@ def test_one_decision_in_flight_per_session_the_rest_answered_at_once():
                 t.start()
             for t in flooding:
                 t.join(20)
-            assert len(answers) == 60 and {(s, e) for s, e, _ in answers} == {(409, "the previous move of this game "
-                                                                             "is still being decided: wait for its answer")}
+            assert len(answers) == 60 and {(s, e) for s, e, _ in answers} == {(409, BUSY)}
             assert max(t for _, _, t in answers) < 2.0
             responsive(c)
             other, _ = new_session(c)

@@ -363,7 +363,8 @@ def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(se
     shot(browser, "web_challenge.png")
     check_layout(browser, "the challenge results")
     find(browser, "#tab-table")[0].click()  # no dead end: the table says the challenge is over and offers what next
-    assert "challenge is over" in find(browser, "#challenge-over")[0].text and not find(browser, "#result:not([hidden])")
+    assert "challenge is over" in find(browser, "#challenge-over")[0].text
+    assert not find(browser, "#result:not([hidden])")
     assert find(browser, "#target-line")[0].text == "deal 1 of 1"
     check_layout(browser, "the table after the challenge")
     find(browser, "#over-results")[0].click()
@@ -405,9 +406,13 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
             WebDriverWait(browser, WAIT).until(lambda b: (0, card) in [tuple(p) for p in game.played])
             break
         bids = [a for a in actions if PASS < a < 66]
-        action = bids[0] if phase == "bidding" else actions[0]
+        if phase == "bidding":
+            action, key = (bids[0], str(bids[0] - PASS)) if bids else (PASS, "p")
+        else:
+            action = actions[0]
+            key = "cdhs"[action - 66]
         moves = len(game.auction)
-        keys.send_keys(str(action - PASS) if phase == "bidding" else "cdhs"[action - 66]).perform()
+        keys.send_keys(key).perform()
         WebDriverWait(browser, WAIT).until(lambda b: len(game.auction) > moves)
         assert (0, action) in [tuple(m) for m in game.auction]
     table = session_of(browser, app).table

@@ -20,7 +20,7 @@ MAX_RECORDS = 2000  # per file: each is checked by the engine when the file is l
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.loads``, with every way Python refuses a text (a 5,000-digit number, deep nesting) a :class:`ValueError`."""
+    """``json.loads``, with every way Python refuses a text (a 5,000-digit number, deep nesting) a ValueError."""
     try:
         return json.loads(text)
     except RecursionError:

@@ -146,7 +146,8 @@ function render(s) {
   $("score-us").textContent = s.scores[0];
   $("score-them").textContent = s.scores[1];
   const dup = s.duplicate;
-  $("target-line").replaceChildren(...(dup ? [`deal ${dup.deal} of ${dup.of}`] : ["of ", el("b", { id: "target", text: s.rules.target })]));
+  $("target-line").replaceChildren(...(dup ? [`deal ${dup.deal} of ${dup.of}`]
+    : ["of ", el("b", { id: "target", text: s.rules.target })]));
   const deal = dup ? `Challenge deal ${dup.deal} of ${dup.of}` : `Deal ${s.deal_number}`;
   $("deal-line").textContent = `${deal} · dealer ${SEAT_NAMES[s.dealer]} · rules ${s.rules.label}`;
   const contract = $("contract-line");
@@ -224,7 +225,8 @@ function renderCentre(s) {
   for (let seat = 0; seat < 4; seat++) {
     const played = cards.find(([who]) => who === seat);
     const fresh = played && !seen.has(played[1]) ? " arrive" : "";
-    $(`slot-${seat}`).replaceChildren(...(played ? [cardEl(played[1], "div", { class: "card" + (isRed(suitOf(played[1])) ? " red" : "") + (seat === winner ? " winning" : "") + fresh })] : []));
+    const cls = played && ("card" + (isRed(suitOf(played[1])) ? " red" : "") + (seat === winner ? " winning" : "") + fresh);
+    $(`slot-${seat}`).replaceChildren(...(played ? [cardEl(played[1], "div", { class: cls })] : []));
   }
   shownTrick = cards;
   $("trick-note").textContent = note;
@@ -302,7 +304,9 @@ function renderResult(s) {
   const over = Boolean(s.duplicate && s.duplicate.done && dismissed === s.duplicate.seed);
   box.hidden = !s.waiting || over;
   $("challenge-over").hidden = !over;
-  if (over) $("challenge-over-text").textContent = `The challenge is over: your total margin is ${signed(s.duplicate.total)}.`;
+  if (over) {
+    $("challenge-over-text").textContent = `The challenge is over: your total margin is ${signed(s.duplicate.total)}.`;
+  }
   if (box.hidden) return;
   const r = s.result;
   const body = [];
@@ -335,7 +339,7 @@ function renderResult(s) {
     }
   }
   body.push(el("p", { id: "result-score" }, "Score: ", el("b", { class: "us-text", text: `Us ${r.scores[0]}` }), " – ",
-    el("b", { class: "them-text", text: `Them ${r.scores[1]}` }), ` (target ${s.rules.target})`));
+    el("b", { class: "them-text", text: `Them ${r.scores[1]}` }), s.duplicate ? "" : ` (target ${s.rules.target})`));
   const button = $("next-deal");
   const dup = s.duplicate;
   $("review-hand").hidden = r.thrown_in;
@@ -440,12 +444,15 @@ function renderChallenge(s) {
     return;
   }
   const set = dup.named ? ` Deal set ${dup.seed}: the same deals for everyone on this server.`
-    : dup.seed !== null ? ` These were deal set ${dup.seed} (python evaluate.py … --seed ${dup.seed} plays them).` : "";
+    : dup.seed !== null ? ` These were deal set ${dup.seed} (python evaluate.py … --seed ${dup.seed} plays them).`
+    : "";
   $("dup-progress").textContent = (dup.done ? `Challenge over: your total margin is ${signed(dup.total)}.`
     : `Playing deal ${dup.deal} of ${dup.of} (open the Table tab).`) + set;
   $("dup-start").textContent = dup.done ? "Start a new challenge" : "Restart the challenge";
-  const outcome = (contract, made, net) => [contract, el("br"), el("span", { class: made === null ? "" : made ? "made" : "down",
-    text: made === null ? "" : made ? "made" : "down" }), ` net ${signed(net)}`];
+  const outcome = (contract, made, net) => {
+    const word = made === null ? "" : made ? "made" : "down";
+    return [contract, el("br"), el("span", { class: word, text: word }), ` net ${signed(net)}`];
+  };
   body.replaceChildren(...dup.results.map((r, k) => el("tr", {},
     el("td", { text: r.deal }), el("td", {}, ...outcome(r.you, r.you_made, r.you_net)),
     el("td", {}, ...outcome(r.computer, r.computer_made, r.computer_net)),
@@ -501,7 +508,7 @@ async function openRecord(index) {
 
 function clearReplay() {
   replay = null;
-  $("review").hidden = true;
+  $("review").hidden = $("review-note").hidden = true;
   $("replay-viewers").replaceChildren();
   $("replay-controls").hidden = true;
   document.querySelectorAll("#replay-list tr.open").forEach((tr) => tr.classList.remove("open"));
@@ -523,7 +530,7 @@ async function openCompare(k) {
 
 function showReplay(viewers) {
   replay = { viewers, step: 0 };
-  $("review").hidden = true;
+  $("review").hidden = $("review-note").hidden = true;
   $("replay-controls").hidden = false;
   drawReplay();
 }
@@ -639,14 +646,13 @@ async function reviewHand() {
       else {
         line.push(" · Hint ", actionNode(d.hint), ` (${d.reason})`);
         line.push(el("span", { class: d.change > 0 ? "bad" : d.change < 0 ? "good" : "",
-          text: d.change ? ` · ${signed(d.change)} for us with the Hint's choice, rule players playing on`
-            : " · the same points, rule players playing on" }));
+          text: d.change ? ` · ${signed(d.change)} for us` : " · the same points" }));
       }
-      return el("li", { class: same ? "same" : "differs", onclick: () => stepReplay(d.phase === "play" ? d.trick - 1 : 0) },
-        ...line);
+      const step = d.phase === "play" ? d.trick - 1 : 0;
+      return el("li", { class: same ? "same" : "differs", onclick: () => stepReplay(step) }, ...line);
     });
     $("review").replaceChildren(...items);
-    $("review").hidden = false;
+    $("review").hidden = $("review-note").hidden = false;
   } catch (e) { toast(e.message); }
 }
 
@@ -732,7 +738,8 @@ async function start() {
   $("dup-start").addEventListener("click", async () => {
     if (!mayAbandon()) return;
     dismissed = null;
-    const data = await call("POST", "/api/duplicate", { partner: $("pick-partner").value, opponents: $("pick-opponents").value });
+    const players = { partner: $("pick-partner").value, opponents: $("pick-opponents").value };
+    const data = await call("POST", "/api/duplicate", players);
     if (data) showView("table");
   });
   $("replay-source").addEventListener("change", listDeals);
