@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from typing import Callable, Optional
 
 from .session import RequestError, Session
