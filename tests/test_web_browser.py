@@ -220,6 +220,10 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
         assert sorted(enabled) == sorted(int(a) for a in game.legal_actions()), "the page offers other moves"
         tricks = len(game.trick_winners)
         in_trick = len(game.trick) >= 2
+        if in_trick:  # motion: only the card played last slides in; those already on the table stay put
+            sliding = browser.execute_script("return [...document.querySelectorAll('#centre .card.arrive')]"
+                                             ".map((c) => Number(c.dataset.card))")
+            assert sliding == [game.trick[-1][1]]
         if not table_shot and tricks >= 4 and in_trick and find(browser, "#hand button.card:not([disabled])"):
             find(browser, "#last")[0].click()
             assert find(browser, "#last-trick")[0].text.startswith(f"Trick {tricks}: ")
