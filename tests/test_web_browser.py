@@ -61,6 +61,7 @@ WAIT = 20  # seconds any one page change may take
 TARGET = 5  # a game of one played hand, so that games are played to their end
 SIZES = ((390, 844), (1280, 900))  # a phone, a laptop
 MAX_PHONE_HEADER = 110  # px: the table, not the header, is what a phone shows
+MIN_TOUCH = 44  # px: the smallest target a finger hits reliably
 FITS = """
 const W = window.innerWidth, H = window.innerHeight, out = [];
 const sw = document.documentElement.scrollWidth;
@@ -69,8 +70,11 @@ for (const b of document.querySelectorAll("button:not([disabled])")) {
   const r = b.getBoundingClientRect();
   if (!r.width && !r.height) continue;  // not shown
   const fixed = b.closest("#result, #toast");
+  const name = b.id || b.textContent.trim().slice(0, 20);
   if (r.left < 0 || r.right > W + 0.5 || (fixed && (r.top < 0 || r.bottom > H + 0.5)))
-    out.push(`button ${b.id || b.textContent.trim().slice(0, 20)} at x ${r.left}..${r.right}, y ${r.top}..${r.bottom}`);
+    out.push(`button ${name} at x ${r.left}..${r.right}, y ${r.top}..${r.bottom}`);
+  if (W < 600 && (r.width < %d || r.height < %d))
+    out.push(`button ${name} is ${r.width}x${r.height}: too small a target`);
 }
 const felt = document.querySelector("#table").getBoundingClientRect();
 for (const seat of document.querySelectorAll("#table .seat")) {
@@ -81,7 +85,7 @@ for (const seat of document.querySelectorAll("#table .seat")) {
 if (W < 600 && document.querySelector("header").offsetHeight > %d)
   out.push(`header ${document.querySelector("header").offsetHeight} px high`);
 return out;
-""" % MAX_PHONE_HEADER
+""" % (MIN_TOUCH, MIN_TOUCH, MAX_PHONE_HEADER)
 
 
 LONG_NAME = "league-run-2026-12-06-trump-by-card-link-8-against-rule-10000-deals-seed-1.jsonl"
@@ -229,7 +233,8 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
             assert find(browser, "#last-trick")[0].text.startswith(f"Trick {tricks}: ")
             find(browser, "#last")[0].click()
             find(browser, "#hint")[0].click()
-            hint = WebDriverWait(browser, WAIT).until(lambda b: [h for h in find(b, "#hint-text:not([hidden])") if h.text])
+            hint = WebDriverWait(browser, WAIT).until(
+                lambda b: [h for h in find(b, "#hint-text:not([hidden])") if h.text])
             assert hint[0].text.startswith("The rule player would play ")
             shot(browser, "web_table.png")
             table_shot = True
