@@ -1,6 +1,7 @@
 """The web table's API through Starlette's test client: whole hands, refusals that change nothing, isolation, secrecy."""
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -8,6 +9,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +24,7 @@ from playing.records import RECORD_FORMAT  # noqa: E402
 from agents import shipped  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from playing.web import cli  # noqa: E402
-from playing.web.app import create_app  # noqa: E402
+from playing.web.app import BUSY, create_app  # noqa: E402
 from playing.web.session import ServerConfig  # noqa: E402
 from tarneeb_env import TarneebGame, make_rules  # noqa: E402
 from tarneeb_env.cards import PASS, cards_of, mask_of  # noqa: E402
@@ -134,6 +136,12 @@ def test_a_game_runs_to_the_target_and_then_offers_only_a_new_one():
                 state = c.post("/api/next", headers=headers).json()["state"]
         game = table(c, headers).game
         assert max(state["scores"]) >= 31 and state["winner"] == game.winner
+        records = table(c, headers).records
+        assert len(state["sheet"]) == len(records) >= 2  # the score sheet: every hand, totals running to the end
+        for row, rec in zip(state["sheet"], records):
+            assert [row["delta"], row["scores"], row["tricks"]] == [rec["score_delta"], rec["scores"],
+                                                                    rec["tricks_won"]]
+        assert state["sheet"][-1]["scores"] == state["scores"]
         assert c.post("/api/next", headers=headers).status_code == 409
         fresh = c.post("/api/new", headers=headers, json={}).json()["state"]
         assert fresh["scores"] == [0, 0] and not fresh["waiting"] and fresh["deal_number"] == 1
@@ -335,6 +343,7 @@ def test_the_duplicate_challenge_compares_the_person_with_the_computer_on_the_sa
         state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
         for k in range(2):
             assert state["duplicate"]["deal"] == k + 1 and len(state["duplicate"]["results"]) == k
+            assert state["duplicate"]["seed"] is None  # told only when the set is played
             state = play_deal(c, headers, state)
             assert not state["result"]["thrown_in"]  # the person always bids, so every deal is played
             if k == 0:
@@ -345,7 +354,7 @@ def test_the_duplicate_challenge_compares_the_person_with_the_computer_on_the_sa
         assert c.post("/api/next", headers=headers).status_code == 409
         assert len(c.get("/api/replay/deals?source=game", headers=headers).json()["entries"]) == 4
         for k, result in enumerate(dup["results"]):
-            d = evaluation.duplicate_deal(11, k)  # the deal set is evaluate.py's, from the server's seed
+            d = evaluation.duplicate_deal(dup["seed"], k)  # the deal set is evaluate.py's, of the seed told at the end
             mine, computer = (c.get(f"/api/replay/open?source=game&index={2 * k + j}", headers=headers).json()["record"]
                               for j in (0, 1))
             assert mine["deal"] == [list(h) for h in d.hands] and mine["dealer"] == computer["dealer"] == d.dealer
@@ -355,6 +364,57 @@ def test_the_duplicate_challenge_compares_the_person_with_the_computer_on_the_sa
             assert (result["you_net"], result["computer_net"]) == tuple(net)  # throw-ins score 0
             assert result["margin"] == net[0] - net[1]
         assert dup["total"] == sum(r["margin"] for r in dup["results"])
+
+
+def challenge_hands(c, headers) -> list:
+    """The person's hand at the first decision of the challenge's first deal (what the page sees of the deal)."""
+    state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
+    return state["hand"]
+
+
+def test_each_challenge_draws_its_own_deals_and_a_record_is_served_only_once_played():
+    with client_for(make_config(deals=1)) as c:
+        a, _ = new_session(c)
+        b, _ = new_session(c)
+        hand_a = challenge_hands(c, a)
+        assert challenge_hands(c, b) != hand_a  # another tab: other deals
+        assert challenge_hands(c, a) != hand_a  # a new challenge: other deals
+        b_state = play_deal(c, b, c.get("/api/state", headers=b).json()["state"])
+        assert b_state["duplicate"]["done"] and b_state["duplicate"]["seed"] is not None
+        assert c.get("/api/replay/deals?source=game", headers=a).json()["entries"] == []
+        assert c.get("/api/replay/open?source=game&index=0", headers=a).status_code == 404
+
+
+def test_a_named_challenge_deals_the_same_set_to_everyone_and_serves_no_record_before_it_is_played():
+    config = dataclasses.replace(make_config(deals=1), challenge_seed=77)
+    with client_for(config) as c:
+        a, _ = new_session(c)
+        b, _ = new_session(c)
+        deal = evaluation.duplicate_deal(77, 0)
+        for headers in (a, b):
+            state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
+            assert state["duplicate"]["named"] and state["duplicate"]["seed"] == 77
+            assert set(state["hand"]) == set(deal.hands[0])
+        play_deal(c, a, c.get("/api/state", headers=a).json()["state"])
+        assert len(c.get("/api/replay/deals?source=game", headers=a).json()["entries"]) == 2
+        assert c.get("/api/replay/deals?source=game", headers=b).json()["entries"] == []
+        assert c.get("/api/replay/open?source=game&index=0", headers=b).status_code == 404
+
+
+def test_the_review_puts_each_of_your_decisions_beside_the_hints_and_plays_both_out(client):
+    from playing.web.review import review
+
+    headers, state = new_session(client)
+    state = play_a_played_hand(client, headers, state)
+    n = len(client.get("/api/replay/deals?source=game", headers=headers).json()["entries"])
+    record = client.get(f"/api/replay/open?source=game&index={n - 1}", headers=headers).json()["record"]
+    decisions = client.get(f"/api/review?index={n - 1}", headers=headers).json()["decisions"]
+    mine = [(0, a) for s, a in record["auction"] + record["plays"] if s == 0]
+    assert [(0, d["yours"]) for d in decisions] == mine  # every decision of yours, in order
+    for d in decisions:
+        assert d["hint_name"] and d["reason"] and (d["change"] is None) == (d["hint"] == d["yours"])
+    assert review(record) == decisions  # the same on every review: the rule player's ties are seeded
+    assert client.get("/api/review?index=99", headers=headers).status_code == 404
 
 
 # ------------------------------------------------------------------ replays
@@ -456,6 +516,7 @@ def test_default_agents_are_the_shipped_one_for_the_rules_and_rule_otherwise(uns
 @pytest.mark.parametrize("args, message", [
     (["--port", "70000"], "--port"),
     (["--delay", "-1"], "--delay"),
+    (["--challenge-seed", "-1"], "--challenge-seed"),
     (["--rules", "nonsense"], "unknown rules preset"),
     (["--replay-dir", "/no/such/dir"], "--replay-dir"),
     (["--partner", "nosuch.pt"], "no such checkpoint"),
@@ -488,3 +549,145 @@ def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address(unshipped_rules)
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+# ------------------------------------------------------------------ bounds on what a request may cost
+def responsive(client) -> None:
+    """The server still answers ``GET /`` within a second."""
+    start = time.perf_counter()
+    assert client.get("/").status_code == 200
+    assert time.perf_counter() - start < 1.0
+
+
+def test_a_chunked_body_over_the_limit_is_refused_while_it_streams(client):
+    """No Content-Length: the server must stop reading at 32 MiB, not read the whole body first."""
+    chunk, sent, messages = b" " * 2**20, [], []
+
+    async def receive():
+        sent.append(1)
+        return {"type": "http.request", "body": chunk, "more_body": len(sent) < 300}
+
+    async def send(message):
+        messages.append(message)
+
+    headers, _ = new_session(client)
+    scope = {"type": "http", "method": "POST", "path": "/api/act", "raw_path": b"/api/act", "query_string": b"",
+             "headers": [(b"host", b"127.0.0.1"), (b"x-session", headers["x-session"].encode()),
+                         (b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")],
+             "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "http_version": "1.1"}
+    client.portal.call(client.app, scope, receive, send)
+    assert messages[0]["status"] == 413 and b"32 MiB" in messages[1]["body"]
+    assert len(sent) <= 33, f"read {len(sent)} MiB of a body that is over 32 MiB"
+    responsive(client)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"action": 1' + "0" * 5000 + "}", "too many digits"),
+    ('{"action": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+])
+def test_json_python_cannot_build_is_a_400_with_a_message(client, text, words):
+    headers, state = new_session(client)
+    for path in ("/api/act", "/api/new", "/api/session"):
+        r = client.post(path, headers={**headers, "content-type": "application/json"}, content=text)
+        assert r.status_code == 400 and words in r.json()["error"], (path, r.text[:200])
+    r = upload(client, headers, "x.json", text)
+    assert r.status_code == 422 and words in r.json()["error"]
+    assert client.get("/api/state", headers=headers).json()["state"] == state
+    responsive(client)
+
+
+def test_uploads_are_capped_per_file_and_for_the_whole_server(client):
+    from playing.web.records import MAX_RECORDS
+
+    record = a_record(client)
+    a, _ = new_session(client)
+    line = json.dumps(record) + "\n"
+    r = upload(client, a, "big.jsonl", line * (MAX_RECORDS + 1))
+    assert r.status_code == 422 and f"more than {MAX_RECORDS} records" in r.json()["error"]
+    budget = client.app.state.uploads
+    budget.limit = 3 * len(line)
+    assert upload(client, a, "two.jsonl", line * 2).status_code == 200
+    b, _ = new_session(client)
+    r = upload(client, b, "two.jsonl", line * 2)
+    assert r.status_code == 503 and "opened files" in r.json()["error"]
+    assert upload(client, b, "one.jsonl", line).status_code == 200 and budget.held == 3 * len(line)
+    assert upload(client, a, "two.jsonl", line).status_code == 200  # replaced: its bytes are given back
+    assert budget.held == 2 * len(line)
+    clock = client.app.state.sessions.clock
+    client.app.state.sessions.clock = lambda: clock() + 3600
+    client.get("/api/state", headers=a)  # both sessions expire: their uploads are let go
+    assert budget.held == 0
+    responsive(client)
+
+
+def test_idle_sessions_expire_and_the_page_is_told_why(client):
+    registry = client.app.state.sessions
+    now = [0.0]
+    registry.clock = lambda: now[0]
+    a, _ = new_session(client)
+    now[0] += 29 * 60
+    assert client.get("/api/state", headers=a).status_code == 200  # touched: its 30 minutes start again
+    now[0] += 29 * 60
+    assert client.get("/api/state", headers=a).status_code == 200
+    now[0] += 31 * 60
+    r = client.get("/api/state", headers=a)
+    assert r.status_code == 410 and "30 minutes" in r.json()["error"] and "reload" in r.json()["error"]
+    assert len(registry) == 0
+    responsive(client)
+
+
+def test_a_full_server_never_drops_a_recent_game_and_refuses_with_a_503(client):
+    registry = client.app.state.sessions
+    registry.max_sessions = 3
+    now = [0.0]
+    registry.clock = lambda: now[0]
+    first, second, third = (new_session(client)[0] for _ in range(3))
+    now[0] += 60
+    r = client.post("/api/session")
+    assert r.status_code == 503 and "the table is full" in r.json()["error"] and "minutes" in r.json()["error"]
+    assert len(registry) == 3
+    now[0] += 5 * 60
+    client.get("/api/state", headers=first)  # the first is played on; the second is now the longest idle
+    newcomer, _ = new_session(client)
+    r = client.get("/api/state", headers=second)
+    assert r.status_code == 410 and "make room" in r.json()["error"]
+    for headers in (first, third, newcomer):
+        assert client.get("/api/state", headers=headers).status_code == 200
+    responsive(client)
+
+
+def test_one_decision_in_flight_per_session_the_rest_answered_at_once():
+    agent = importlib.import_module("tests.test_web_api").BlockingAgent
+    with client_for() as c:
+        headers, state = new_session(c)
+        blocking = {"opponents": "blocking", "partner": "blocking"}
+        state = c.post("/api/new", headers=headers, json=blocking).json()["state"]
+        while state["to_act"] == 0:
+            state = step(c, headers, state)
+        agent.entered.clear()
+        agent.release.clear()
+        moving = threading.Thread(target=lambda: c.post("/api/advance", headers=headers))
+        moving.start()
+        try:
+            assert agent.entered.wait(20)
+            answers = []
+
+            def flood():
+                start = time.perf_counter()
+                r = c.post("/api/advance", headers=headers)
+                answers.append((r.status_code, r.json()["error"], time.perf_counter() - start))
+
+            flooding = [threading.Thread(target=flood) for _ in range(60)]
+            for t in flooding:
+                t.start()
+            for t in flooding:
+                t.join(20)
+            assert len(answers) == 60 and {(s, e) for s, e, _ in answers} == {(409, BUSY)}
+            assert max(t for _, _, t in answers) < 2.0
+            responsive(c)
+            other, _ = new_session(c)
+            assert c.get("/api/state", headers=other).status_code == 200
+        finally:
+            agent.release.set()
+            moving.join(20)
+        assert c.get("/api/state", headers=headers).status_code == 200  # the lock was let go

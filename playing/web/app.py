@@ -9,9 +9,6 @@ from uploads or from names listed in ``replay_dir``; every error is a JSON
 from __future__ import annotations
 
 import itertools
-import json
-import secrets
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -26,13 +23,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..records import RecordError, validate_record
-from .records import parse_records, summary
+from .bounds import MAX_BODY_BYTES, MAX_UPLOADS, UploadBudget, json_body
+from .records import listing, parse_records, summary
+from .registry import Registry
+from .review import review
 from .session import RequestError, ServerConfig, Session
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_SESSIONS = 64  # the oldest tab's game is dropped past this
-MAX_UPLOAD_BYTES = 32 * 2**20
-MAX_UPLOADS = 8  # per session
 MAX_LISTED_FILES = 500
 REPLAY_SUFFIXES = (".json", ".jsonl")
 SECURITY_HEADERS = {
@@ -40,6 +37,7 @@ SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
 }
+BUSY = "the previous move of this game is still being decided: wait for its answer"
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -83,40 +81,38 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
                allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost", "[::1]")) -> Starlette:
     """The app for one server: ``config`` fixes the rules and agents; ``allowed_hosts`` guards against DNS rebinding."""
     root = Path(replay_dir).resolve() if replay_dir else None
-    sessions: "OrderedDict[str, Session]" = OrderedDict()
+    budget = UploadBudget()
+    sessions = Registry(on_drop=lambda s: drop_uploads(s, len(s.uploads)))
     counter = itertools.count()
 
-    def session_of(request: Request) -> Session:
-        sid = request.headers.get("x-session", "")
-        session = sessions.get(sid)
-        if session is None:
-            raise RequestError(404, "unknown session (the server may have restarted): reload the page")
-        sessions.move_to_end(sid)
-        return session
-
-    async def body(request: Request) -> dict[str, Any]:
-        if int(request.headers.get("content-length") or 0) > MAX_UPLOAD_BYTES:
-            raise RequestError(413, f"the request is over {MAX_UPLOAD_BYTES // 2**20} MiB")
-        raw = await request.body()
-        if not raw:
-            return {}
-        try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise RequestError(400, "the request body must be a JSON object") from None
-        if not isinstance(data, dict):
-            raise RequestError(400, "the request body must be a JSON object")
-        return data
+    def drop_uploads(session: Session, n: int) -> None:
+        """Forget ``session``'s ``n`` oldest uploads and give their bytes back to the budget."""
+        for name in list(session.uploads)[:n]:
+            budget.give(len(session.uploads.pop(name)["text"]))
 
     async def locked(request: Request, work: Callable[[Session], Any]) -> Any:
-        """Run ``work(session)`` under the session's lock in a worker thread: agents never block the event loop."""
-        session = session_of(request)
+        """Run ``work(session)`` in a worker thread, one request per session at a time: agents never block the
+        event loop, and a second request while one is being decided is answered at once with 409 (so one tab
+        cannot fill the thread pool that every tab shares)."""
+        session = sessions.get(request.headers.get("x-session"))
+        if not session.lock.acquire(blocking=False):
+            raise RequestError(409, BUSY)
+
+        started = False
 
         def run():
-            with session.lock:
+            nonlocal started
+            started = True
+            try:
                 return work(session)
+            finally:
+                session.lock.release()
 
-        return await run_in_threadpool(run)
+        try:
+            return await run_in_threadpool(run)
+        finally:
+            if not started:  # cancelled while waiting for a worker thread
+                session.lock.release()
 
     async def answer(request: Request, work: Callable[[Session], Any]) -> JSONResponse:
         """Apply ``work`` and reply with the new state (plus whatever ``work`` returned)."""
@@ -139,14 +135,12 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         })
 
     async def new_session(request: Request):
-        data = await body(request)
-        sid = secrets.token_urlsafe(16)
+        data = await json_body(request)
+        sessions.make_room()  # refuse before the agents are loaded
         session = await run_in_threadpool(Session, config, next(counter))
         if data.get("partner") is not None or data.get("opponents") is not None:
             await run_in_threadpool(session.new_game, data.get("partner"), data.get("opponents"))
-        sessions[sid] = session
-        while len(sessions) > MAX_SESSIONS:
-            sessions.popitem(last=False)
+        sid = sessions.add(session)
         return JSONResponse({"session": sid, "state": await run_in_threadpool(session.state)})
 
     # ------------------------------------------------------------------ the table
@@ -154,15 +148,15 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         return await answer(request, lambda s: None)
 
     async def new_game(request: Request):
-        data = await body(request)
+        data = await json_body(request)
         return await answer(request, lambda s: s.new_game(data.get("partner"), data.get("opponents")))
 
     async def new_duplicate(request: Request):
-        data = await body(request)
+        data = await json_body(request)
         return await answer(request, lambda s: s.start_duplicate(data.get("partner"), data.get("opponents")))
 
     async def act(request: Request):
-        data = await body(request)
+        data = await json_body(request)
         if "action" not in data:
             raise RequestError(400, 'the body must be {"action": N}')
         return await answer(request, lambda s: s.act(data["action"]))
@@ -184,14 +178,14 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         if kind == "upload":
             if name not in session.uploads:
                 raise RequestError(404, f"no upload named {name!r} in this tab")
-            return session.uploads[name]
+            return parse_records(session.uploads[name]["text"], name)
         if kind == "dir":
             if root is None:
                 raise RequestError(404, "this server has no replay directory (start it with --replay-dir DIR)")
             if name not in list_replay_files(root):
                 raise RequestError(404, f"{name!r} is not a record file in the replay directory")
             path = (root / name).resolve()
-            if not path.is_relative_to(root) or path.stat().st_size > MAX_UPLOAD_BYTES:
+            if not path.is_relative_to(root) or path.stat().st_size > MAX_BODY_BYTES:
                 raise RequestError(404, f"{name!r} is not a record file in the replay directory")
             return parse_records(path.read_text(encoding="utf-8", errors="replace"), name)
         raise RequestError(400, "source must be game, upload:NAME or dir:NAME")
@@ -203,8 +197,9 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         source = request.query_params.get("source", "")
 
         def work(s: Session):
-            entries = entries_of(s, source)
-            return {"source": source, "entries": [summary(e, i) for i, e in enumerate(entries)]}
+            if source.startswith("upload:") and source[7:] in s.uploads:
+                return {"source": source, "entries": s.uploads[source[7:]]["entries"]}
+            return {"source": source, "entries": listing(entries_of(s, source))}
 
         return JSONResponse(await locked(request, work))
 
@@ -225,19 +220,43 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
 
         return JSONResponse(await locked(request, work))
 
+    async def replay_review(request: Request):
+        """Your decisions in one of this tab's finished hands, each beside the Hint's (see :mod:`.review`)."""
+        try:
+            index = int(request.query_params.get("index", ""))
+        except ValueError:
+            raise RequestError(400, "index must be an integer") from None
+
+        def work(s: Session):
+            entries = s.game_records()
+            if not 0 <= index < len(entries):
+                raise RequestError(404, f"index {index} is out of range: this tab has {len(entries)} finished deals")
+            entry = entries[index]
+            if entry["meta"].get("seat0") == "computer":
+                raise RequestError(400, "that is the computer's play from your seat: review one of your own")
+            return {"index": index, "decisions": review(validate_record(entry["record"]))}
+
+        return JSONResponse(await locked(request, work))
+
     async def replay_upload(request: Request):
-        data = await body(request)
+        data = await json_body(request)
         name, text = data.get("name"), data.get("text")
         if not isinstance(name, str) or not isinstance(text, str) or not name:
             raise RequestError(400, 'the body must be {"name": "file name", "text": "the file\'s contents"}')
         name = Path(name).name[:100] or "upload"
 
         def work(s: Session):
-            entries = parse_records(text, name)
-            s.uploads[name] = entries
-            while len(s.uploads) > MAX_UPLOADS:
-                s.uploads.pop(next(iter(s.uploads)))
-            return {"source": f"upload:{name}", "entries": [summary(e, i) for i, e in enumerate(entries)]}
+            entries = listing(parse_records(text, name))
+            old = s.uploads.pop(name, None)  # the same name again replaces it
+            try:
+                budget.take(len(text) - (len(old["text"]) if old else 0))
+            except RequestError:
+                if old:
+                    s.uploads[name] = old
+                raise
+            drop_uploads(s, len(s.uploads) + 1 - MAX_UPLOADS)
+            s.uploads[name] = {"text": text, "entries": entries}
+            return {"source": f"upload:{name}", "entries": entries}
 
         return JSONResponse(await locked(request, work))
 
@@ -269,6 +288,7 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         Route("/api/replay/deals", replay_deals),
         Route("/api/replay/open", replay_open),
         Route("/api/replay/upload", replay_upload, methods=["POST"]),
+        Route("/api/review", replay_review),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(_SecurityHeaders)]
@@ -278,5 +298,6 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
                     exception_handlers={RequestError: request_error, RecordError: record_error,
                                         HTTPException: http_error, Exception: server_error})
     app.state.sessions = sessions
+    app.state.uploads = budget
     app.state.config = config
     return app

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", type=float, default=0.6, metavar="SECONDS", help="pause before each computer move")
     p.add_argument("--seed", type=int, metavar="S", help="seed for the deals, the challenge's deal set and the agents")
     p.add_argument("--deals", type=int, default=8, metavar="N", help="deals in the duplicate challenge (default 8)")
+    p.add_argument("--challenge-seed", type=int, metavar="N",
+                   help="one named deal set (evaluate.py's deals of seed N) for every challenge, to compare people; "
+                        "by default each challenge draws its own set, told when it is over")
     return p
 
 
@@ -88,6 +91,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         args.seed = int(np.random.SeedSequence().generate_state(1)[0])
     elif args.seed < 0:
         parser.error(f"--seed: must be 0 or more, got {args.seed}")
+    if args.challenge_seed is not None and args.challenge_seed < 0:
+        parser.error(f"--challenge-seed: must be 0 or more, got {args.challenge_seed}")
     if not 0 <= args.port < 65536:
         parser.error(f"--port: must be 0..65535, got {args.port}")
     if args.replay_dir and not Path(args.replay_dir).is_dir():
@@ -103,7 +108,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         except (ValueError, OSError, RuntimeError, ImportError, KeyError) as e:
             parser.error(f"agent {spec!r}: {e}")
     key = {spec: k for k, spec in allowed.items()}
-    config = ServerConfig(rules, rules_label, allowed, key[partner], key[opponents], args.delay, args.seed, args.deals)
+    config = ServerConfig(rules, rules_label, allowed, key[partner], key[opponents], args.delay, args.seed, args.deals,
+                          args.challenge_seed)
     try:
         sock = socket.create_server((args.host, args.port))
     except OSError as e:
@@ -114,7 +120,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"Tarneeb web table: http://{'127.0.0.1' if host == '0.0.0.0' else shown}:{port}/")
     print(f"rules {rules_label} (target {rules.target_score}) · partner {key[partner]} · opponents {key[opponents]}"
-          f"{' (the default for these rules)' if default in (partner, opponents) else ''} · seed {args.seed}")
+          f"{' (the default for these rules)' if default in (partner, opponents) else ''} · seed {args.seed}"
+          + ("" if args.challenge_seed is None else f" · challenge deal set {args.challenge_seed}"))
     print("agents the page may choose: " + ", ".join(allowed))
     if not loopback:
         print(f"WARNING: listening on {args.host}: anyone who can reach this machine can use the table (no login).")

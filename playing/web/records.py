@@ -13,16 +13,28 @@ from typing import Any
 
 from tarneeb_env.cards import action_str
 
-from ..records import RECORD_FORMAT, RecordError
+from ..records import RECORD_FORMAT, RecordError, validate_record
 from ..screen import SEAT_NAMES
 
-MAX_RECORDS = 20000  # entries kept from one file; a bigger JSONL is cut here (the listing says so)
+MAX_RECORDS = 2000  # per file: each is checked by the engine when the file is listed (about 1 ms each)
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads``, with every way Python refuses a text (a 5,000-digit number, deep nesting) a ValueError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("it is nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        raise ValueError("a number in it has too many digits") from None
 
 
 def parse_records(text: str, name: str) -> list[dict[str, Any]]:
     """The entries of one file: ``{"record", "players", "meta"}`` each, unchecked (see :func:`playing.records.validate_record`)."""
     try:
-        data = json.loads(text)
+        data = loads(text)
         items = data if isinstance(data, list) else [data]
     except json.JSONDecodeError:
         items = []
@@ -30,12 +42,34 @@ def parse_records(text: str, name: str) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                items.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise RecordError(f"{name}: line {n} is not JSON ({e.msg}); expected a saved hand or JSONL records")
+                items.append(loads(line))
+            except ValueError as e:
+                raise RecordError(f"{name}: line {n} is not JSON ({getattr(e, 'msg', e)}); "
+                                  "expected a saved hand or JSONL records") from None
+            if len(items) > MAX_RECORDS:
+                break
+    except ValueError as e:
+        raise RecordError(f"{name} is not JSON: {e}") from None
     if not items:
         raise RecordError(f"{name}: holds no hand record")
-    return [_entry(item) for item in items[:MAX_RECORDS]]
+    if len(items) > MAX_RECORDS:
+        raise RecordError(f"{name}: holds more than {MAX_RECORDS} records, the most the table opens from one file; "
+                          f"split it (e.g. split -l {MAX_RECORDS} for JSONL)")
+    return [_entry(item) for item in items]
+
+
+def listing(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`summary` of each entry, with ``refused`` set to the engine's reason where the record does not replay."""
+    out = []
+    for i, entry in enumerate(entries):
+        line = summary(entry, i)
+        try:
+            validate_record(entry["record"])
+            line["refused"] = None
+        except RecordError as e:
+            line["refused"] = f"refused: {e}"
+        out.append(line)
+    return out
 
 
 def _entry(item: Any) -> dict[str, Any]:

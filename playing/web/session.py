@@ -28,7 +28,7 @@ from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
 from .records import describe
 
 HUMAN = 0
-_GAME, _DUPLICATE = 0, 1  # SeedSequence spawn-key purposes
+_GAME, _DUPLICATE, _CHALLENGE = 0, 1, 2  # SeedSequence spawn-key purposes
 
 
 class RequestError(Exception):
@@ -52,6 +52,7 @@ class ServerConfig:
     delay: float
     seed: int
     duplicate_deals: int = 8
+    challenge_seed: Optional[int] = None  # one named deal set for every tab (else each challenge draws its own)
 
 
 def _seeds(*key: int, n: int) -> list[int]:
@@ -131,6 +132,7 @@ class Session:
         self.number = number
         self.lock = threading.Lock()
         self.games = 0
+        self.challenges = 0
         self.table: Optional[Table] = None
         self.labels: list[str] = []
         self.duplicate: Optional[dict[str, Any]] = None
@@ -164,15 +166,19 @@ class Session:
 
     def start_duplicate(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
         partner, opponents = self._specs(partner, opponents)
-        deals = [duplicate_deal(self.config.seed, i) for i in range(self.config.duplicate_deals)]
+        seed = self.config.challenge_seed
+        if seed is None:  # drawn from the server's seed: no other tab, and no restart with another seed, has it
+            seed = _seeds(self.config.seed, _CHALLENGE, self.number, self.challenges, n=1)[0]
+        self.challenges += 1
+        deals = [duplicate_deal(seed, i) for i in range(self.config.duplicate_deals)]
         self.duplicate = {"partner": partner, "opponents": opponents, "deals": deals, "index": 0, "results": [],
-                          "pairs": []}
+                          "pairs": [], "seed": seed}
         self._duplicate_table()
 
     def _duplicate_table(self, seats=(1, 2, 3)) -> Table:
         dup = self.duplicate
         d: DuplicateDeal = dup["deals"][dup["index"]]
-        seeds = _seeds(self.config.seed, _DUPLICATE, d.index, n=5)  # the same agents' seeds at both tables
+        seeds = _seeds(dup["seed"], _DUPLICATE, d.index, n=5)  # the same agents' seeds at both tables
         players = self._players(dup["partner"], dup["opponents"], seeds, seats)
         table = Table(self.config.rules, players, agents.RuleAgent(seed=seeds[4]), d.game_seed, d.dealer,
                       [list(h) for h in d.hands], d.exposed_card, one_deal=True)
@@ -189,8 +195,9 @@ class Session:
         dup["pairs"].append((mine.records, computer.records))
         dup["results"].append({
             "deal": dup["index"] + 1,
-            "you": describe(mine.records[-1])[0], "you_net": mine.net,
+            "you": describe(mine.records[-1])[0], "you_net": mine.net, "you_made": _made(mine.records[-1]),
             "computer": describe(computer.records[-1])[0], "computer_net": computer.net,
+            "computer_made": _made(computer.records[-1]),
             "margin": mine.net - computer.net,
         })
 
@@ -285,7 +292,8 @@ class Session:
             result = {"contract": contract, "outcome": outcome, "thrown_in": rec["thrown_in"],
                       "tricks_won": rec["tricks_won"], "score_delta": rec["score_delta"], "scores": rec["scores"],
                       "bids": rec["bids"], "tricks_by_seat": rec["tricks_by_seat"],
-                      "seat_score_delta": rec["seat_score_delta"], "made": _made(rec)}
+                      "seat_score_delta": rec["seat_score_delta"], "made": _made(rec),
+                      "declarer": rec.get("declarer"), "bid": rec.get("bid")}
         return {
             "mode": "duplicate" if self.duplicate is not None else "game",
             "seats": [self.seat_name(s) for s in range(4)],
@@ -318,6 +326,7 @@ class Session:
             "game_over": table.over and self.duplicate is None,
             "winner": game.winner if table.over and self.duplicate is None else None,
             "records": len(self.game_records()),
+            "sheet": [] if self.duplicate is not None else [_sheet_row(r) for r in table.records],
             "duplicate": self._duplicate_state(),
             "delay": self.config.delay,
         }
@@ -327,9 +336,18 @@ class Session:
         if dup is None:
             return None
         results = dup["results"]
+        done = len(results) == len(dup["deals"])
+        named = self.config.challenge_seed is not None
         return {"deal": dup["index"] + 1, "of": len(dup["deals"]), "results": results,
-                "total": sum(r["margin"] for r in results),
-                "done": len(results) == len(dup["deals"])}
+                "total": sum(r["margin"] for r in results), "done": done, "named": named,
+                "seed": dup["seed"] if done or named else None}  # a drawn set's seed is told once it is played
+
+
+def _sheet_row(rec: dict) -> dict[str, Any]:
+    """One line of the running score sheet: what was bid, by whom, what was taken, and the points."""
+    return {"contract": describe(rec)[0], "declarer": rec.get("declarer"), "bid": rec.get("bid"),
+            "tricks": rec["tricks_won"], "made": _made(rec), "thrown_in": rec["thrown_in"],
+            "delta": rec["score_delta"], "scores": rec["scores"]}
 
 
 def _made(rec: dict) -> Optional[bool]:

@@ -10,8 +10,13 @@ let session = sessionStorage.getItem("tarneeb-session"); // per tab: two tabs ne
 let config = null;
 let state = null;
 let timer = null;
+let gatherTimer = null;
 let busy = false;
 let replay = null; // {viewers: [{record, players, title}], step}
+let shownTrick = []; // [seat, card] pairs already drawn in the centre: only new ones slide in
+const SPEED_KEY = "tarneeb-speed";
+const MAX_SLIDE_MS = 300;
+let dismissed = null; // the finished challenge whose last result panel was closed (the Table tab then says so)
 const uploads = [];
 
 // ------------------------------------------------------------------ helpers
@@ -61,7 +66,16 @@ function auctionLine(auction) {
   return line;
 }
 
-async function api(method, path, body) {
+// One request at a time, in order: the server answers a second request for the same game with 409 while the
+// first is being decided, so the page queues its own.
+let queue = Promise.resolve();
+function api(method, path, body) {
+  const run = queue.then(() => send(method, path, body));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function send(method, path, body) {
   const opts = { method, headers: { "x-session": session || "" } };
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
@@ -86,16 +100,44 @@ function toast(message) {
   toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
 }
 
+function notice(message) {
+  $("notice-text").textContent = message;
+  $("notice").hidden = false;
+}
+
+const gameLost = (e) => e.status === 410 || (e.status === 404 && /session/.test(e.message));
+
+async function replaceLostGame(e) {
+  await newSession();
+  notice(`Your game was lost: ${e.message.replace(/: reload the page.*$/, "")}. A new game has started.`);
+}
+
 async function call(method, path, body) {
   try {
     const data = await api(method, path, body);
     if (data.state) render(data.state);
     return data;
   } catch (e) {
-    if (e.status === 404 && path !== "/api/session" && /session/.test(e.message)) return newSession();
+    if (gameLost(e) && path !== "/api/session") {
+      await replaceLostGame(e).catch((e2) => toast(e2.message));
+      return null;
+    }
     toast(e.message);
     return null;
   }
+}
+
+// Has the person made a move that a new game or challenge would throw away?
+function inProgress(s) {
+  const moved = s.auction.some(([seat]) => seat === 0) || s.cards_left[0] < 13;
+  if (s.duplicate) return !s.duplicate.done && (s.duplicate.results.length > 0 || moved);
+  return !s.game_over && (s.deal_number > 1 || moved);
+}
+
+function mayAbandon() {
+  if (!state || !inProgress(state)) return true;
+  const what = state.duplicate ? "the challenge" : "the game";
+  return window.confirm(`Abandon ${what} in progress?`);
 }
 
 // ------------------------------------------------------------------ the table
@@ -103,8 +145,9 @@ function render(s) {
   state = s;
   $("score-us").textContent = s.scores[0];
   $("score-them").textContent = s.scores[1];
-  $("target").textContent = s.rules.target;
   const dup = s.duplicate;
+  $("target-line").replaceChildren(...(dup ? [`deal ${dup.deal} of ${dup.of}`]
+    : ["of ", el("b", { id: "target", text: s.rules.target })]));
   const deal = dup ? `Challenge deal ${dup.deal} of ${dup.of}` : `Deal ${s.deal_number}`;
   $("deal-line").textContent = `${deal} · dealer ${SEAT_NAMES[s.dealer]} · rules ${s.rules.label}`;
   const contract = $("contract-line");
@@ -129,6 +172,7 @@ function render(s) {
   $("auction-log").replaceChildren(...(s.auction.some(([, a]) => a < TRUMP_BASE) && s.rules.auction !== "none"
     ? ["Auction: ", auctionLine(s.auction)] : []));
   renderResult(s);
+  renderSheet(s);
   renderChallenge(s);
   $("pick-partner").value = s.agents.partner;
   $("pick-opponents").value = s.agents.opponents;
@@ -159,8 +203,12 @@ function renderSeat(s, seat) {
   box.replaceChildren(...parts);
 }
 
+// The pause before a computer move: the server's delay, times the page's speed setting.
+const speed = () => Number($("speed").value);
+
 function renderCentre(s) {
   const centre = $("centre");
+  centre.style.setProperty("--slide", `${Math.min(MAX_SLIDE_MS, 1000 * s.delay * speed())}ms`);
   let cards = s.trick, winner = s.trick_winning, note = "";
   const justDone = !s.trick.length && s.last_trick && s.last_trick.number === s.tricks_won[0] + s.tricks_won[1]
     && (s.phase === "play" || s.phase === "done");
@@ -171,10 +219,16 @@ function renderCentre(s) {
     note = `${SEAT_NAMES[winner]} ${winner === 0 ? "win" : "wins"} trick ${s.last_trick.number}`;
   } else if (s.phase === "trump" && s.to_act > 0) note = `${SEAT_NAMES[s.to_act]} is naming trump`;
   centre.classList.toggle("done", Boolean(justDone));
+  centre.classList.remove("gather");
+  centre.dataset.winner = justDone ? winner : "";
+  const seen = new Set(shownTrick.map(([, c]) => c));
   for (let seat = 0; seat < 4; seat++) {
     const played = cards.find(([who]) => who === seat);
-    $(`slot-${seat}`).replaceChildren(...(played ? [cardEl(played[1], "div", { class: "card" + (isRed(suitOf(played[1])) ? " red" : "") + (seat === winner ? " winning" : "") })] : []));
+    const fresh = played && !seen.has(played[1]) ? " arrive" : "";
+    const cls = played && ("card" + (isRed(suitOf(played[1])) ? " red" : "") + (seat === winner ? " winning" : "") + fresh);
+    $(`slot-${seat}`).replaceChildren(...(played ? [cardEl(played[1], "div", { class: cls })] : []));
   }
+  shownTrick = cards;
   $("trick-note").textContent = note;
 }
 
@@ -225,10 +279,35 @@ function renderHand(s) {
   hand.replaceChildren(...nodes);
 }
 
+function renderSheet(s) {
+  $("sheet-toggle").disabled = !s.sheet.length;
+  if (!s.sheet.length) $("sheet").hidden = true;
+  const rows = s.sheet.map((r, k) => {
+    const word = r.thrown_in ? "thrown in" : r.made === null ? "" : r.made ? "made" : "down";
+    const tricks = r.thrown_in ? "" : `${r.tricks[0]}–${r.tricks[1]}`;
+    return el("tr", {}, el("td", { text: k + 1 }), el("td", { text: r.contract }), el("td", { text: tricks }),
+      el("td", { class: word === "made" ? "made" : word === "down" ? "down" : "", text: word }),
+      el("td", {}, `${signed(r.delta[0])} `, el("b", { class: "us-text", text: r.scores[0] })),
+      el("td", {}, `${signed(r.delta[1])} `, el("b", { class: "them-text", text: r.scores[1] })));
+  });
+  document.querySelector("#sheet tbody").replaceChildren(...rows);
+}
+
+function toggleSheet() {
+  const sheet = $("sheet");
+  sheet.hidden = !sheet.hidden;
+  $("sheet-toggle").setAttribute("aria-expanded", String(!sheet.hidden));
+}
+
 function renderResult(s) {
   const box = $("result");
-  box.hidden = !s.waiting;
-  if (!s.waiting) return;
+  const over = Boolean(s.duplicate && s.duplicate.done && dismissed === s.duplicate.seed);
+  box.hidden = !s.waiting || over;
+  $("challenge-over").hidden = !over;
+  if (over) {
+    $("challenge-over-text").textContent = `The challenge is over: your total margin is ${signed(s.duplicate.total)}.`;
+  }
+  if (box.hidden) return;
   const r = s.result;
   const body = [];
   let title = "Hand over";
@@ -238,9 +317,15 @@ function renderResult(s) {
       ? `The bids total ${r.bids.reduce((a, b) => a + b, 0)}: too few, the deal is thrown in.`
       : "Everyone passed: the cards are dealt again." }));
   } else {
-    if (r.made !== null) title = r.made ? "Contract made" : "Contract down";
+    const net = r.score_delta[0] - r.score_delta[1];
+    const side = net > 0 ? "good" : net < 0 ? "bad" : "";
+    if (r.made !== null) {
+      const taken = r.tricks_won[r.declarer % 2];
+      const who = SEAT_NAMES[r.declarer];
+      title = r.made ? `${who} made ${taken} of ${r.bid}` : `${who} went down: ${taken} of ${r.bid}`;
+    }
     body.push(el("p", {}, el("b", { text: r.contract })),
-      el("p", { class: r.made === null ? "" : r.made ? "made" : "down", text: r.outcome }),
+      el("p", { id: "result-outcome", class: side, text: `${pointsLine(r.score_delta)}` }),
       el("p", { text: `Tricks: Us ${r.tricks_won[0]} · Them ${r.tricks_won[1]}` }));
     if (s.rules.auction === "individual") {
       const t = el("table", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Bid" }),
@@ -254,9 +339,10 @@ function renderResult(s) {
     }
   }
   body.push(el("p", { id: "result-score" }, "Score: ", el("b", { class: "us-text", text: `Us ${r.scores[0]}` }), " – ",
-    el("b", { class: "them-text", text: `Them ${r.scores[1]}` }), ` (target ${s.rules.target})`));
+    el("b", { class: "them-text", text: `Them ${r.scores[1]}` }), s.duplicate ? "" : ` (target ${s.rules.target})`));
   const button = $("next-deal");
   const dup = s.duplicate;
+  $("review-hand").hidden = r.thrown_in;
   if (dup && !r.thrown_in && dup.results.length) {
     const last = dup.results[dup.results.length - 1];
     body.push(el("p", {}, `The computer in your seat: ${last.computer}, net ${signed(last.computer_net)}. `,
@@ -267,16 +353,28 @@ function renderResult(s) {
     button.textContent = "New game";
   } else button.textContent = "Next deal";
   $("result-title").textContent = title;
+  $("result-title").className = r.thrown_in || s.game_over ? "" : (r.score_delta[0] > r.score_delta[1] ? "good"
+    : r.score_delta[0] < r.score_delta[1] ? "bad" : "");
   $("result-body").replaceChildren(...body);
 }
 
 const signed = (n) => (n >= 0 ? "+" : "") + n;
 
+// "+9 us" / "+10 them" / "+4 us, +3 them": who gained, in the person's words.
+function pointsLine(delta) {
+  const parts = [];
+  if (delta[0]) parts.push(`${signed(delta[0])} us`);
+  if (delta[1]) parts.push(`${signed(delta[1])} them`);
+  return parts.length ? parts.join(", ") : "no points";
+}
+
 function schedule(s) {
   clearTimeout(timer);
+  clearTimeout(gatherTimer);
   if (s.waiting || s.to_act <= 0) return;
   const justDone = !s.trick.length && s.phase === "play" && s.last_trick;
-  const ms = 1000 * s.delay * (justDone ? 2 : 1);
+  const ms = 1000 * s.delay * speed() * (justDone ? 2 : 1);
+  if (justDone && ms) gatherTimer = setTimeout(() => $("centre").classList.add("gather"), ms / 2); // to its winner
   timer = setTimeout(advance, ms);
 }
 
@@ -297,15 +395,19 @@ async function nextDeal() {
   const s = state;
   const dup = s.duplicate;
   if (dup && dup.done && s.result && !s.result.thrown_in) {
-    $("result").hidden = true;
+    dismissed = dup.seed;
+    render(s);
     return showView("challenge");
   }
-  if (s.game_over) return newGame();
+  if (s.game_over) return newGame(true);
   await call("POST", "/api/next");
 }
 
-async function newGame() {
+async function newGame(asked = false) {
+  if (!asked && !mayAbandon()) return;
+  dismissed = null;
   await call("POST", "/api/new", { partner: $("pick-partner").value, opponents: $("pick-opponents").value });
+  showView("table");
 }
 
 async function hint() {
@@ -336,16 +438,27 @@ function renderChallenge(s) {
   const foot = document.querySelector("#dup-results tfoot");
   if (!dup) {
     $("dup-progress").textContent = "";
+    $("dup-start").textContent = "Start the challenge";
+    body.replaceChildren();
+    foot.replaceChildren();
     return;
   }
-  $("dup-progress").textContent = dup.done ? `Challenge over: your total margin is ${signed(dup.total)}.`
-    : `Playing deal ${dup.deal} of ${dup.of} (open the Table tab).`;
+  const set = dup.named ? ` Deal set ${dup.seed}: the same deals for everyone on this server.`
+    : dup.seed !== null ? ` These were deal set ${dup.seed} (python evaluate.py … --seed ${dup.seed} plays them).`
+    : "";
+  $("dup-progress").textContent = (dup.done ? `Challenge over: your total margin is ${signed(dup.total)}.`
+    : `Playing deal ${dup.deal} of ${dup.of} (open the Table tab).`) + set;
+  $("dup-start").textContent = dup.done ? "Start a new challenge" : "Restart the challenge";
+  const outcome = (contract, made, net) => {
+    const word = made === null ? "" : made ? "made" : "down";
+    return [contract, el("br"), el("span", { class: word, text: word }), ` net ${signed(net)}`];
+  };
   body.replaceChildren(...dup.results.map((r, k) => el("tr", {},
-    el("td", { text: r.deal }), el("td", { text: r.you }), el("td", { text: signed(r.you_net) }),
-    el("td", { text: r.computer }), el("td", { text: signed(r.computer_net) }),
+    el("td", { text: r.deal }), el("td", {}, ...outcome(r.you, r.you_made, r.you_net)),
+    el("td", {}, ...outcome(r.computer, r.computer_made, r.computer_net)),
     el("td", { class: r.margin > 0 ? "pos" : r.margin < 0 ? "neg" : "", text: signed(r.margin) }),
     el("td", {}, el("button", { class: "compare", onclick: () => openCompare(k) }, "Compare")))));
-  foot.replaceChildren(el("tr", {}, el("th", { text: "Total" }), el("td"), el("td"), el("td"), el("td"),
+  foot.replaceChildren(el("tr", {}, el("th", { text: "Total" }), el("td"), el("td"),
     el("th", { id: "dup-total", class: dup.total > 0 ? "pos" : dup.total < 0 ? "neg" : "", text: signed(dup.total) }), el("td")));
 }
 
@@ -371,8 +484,10 @@ async function listDeals() {
 
 function fillList(entries) {
   const body = document.querySelector("#replay-list tbody");
-  body.replaceChildren(...entries.map((e) => el("tr", { "data-index": e.index, onclick: () => openRecord(e.index) },
-    el("td", { text: e.title }), el("td", { text: e.contract }), el("td", { text: e.result }))));
+  body.replaceChildren(...entries.map((e) => el("tr", { "data-index": e.index, class: e.refused ? "refused" : "",
+    title: e.refused || false, onclick: () => openRecord(e.index) },
+    el("td", { text: e.title }), el("td", { text: e.contract }),
+    el("td", { text: e.refused ? "refused: does not replay" : e.result }))));
   if (!entries.length) body.append(el("tr", {}, el("td", { colspan: 3, text: "No finished deals yet." })));
 }
 
@@ -385,7 +500,18 @@ async function openRecord(index) {
     const data = await fetchRecord($("replay-source").value, index);
     document.querySelectorAll("#replay-list tr").forEach((tr) => tr.classList.toggle("open", tr.dataset.index === String(index)));
     showReplay([data]);
-  } catch (e) { toast(e.message); }
+  } catch (e) {
+    clearReplay();
+    toast(e.message);
+  }
+}
+
+function clearReplay() {
+  replay = null;
+  $("review").hidden = $("review-note").hidden = true;
+  $("replay-viewers").replaceChildren();
+  $("replay-controls").hidden = true;
+  document.querySelectorAll("#replay-list tr.open").forEach((tr) => tr.classList.remove("open"));
 }
 
 async function openCompare(k) {
@@ -404,6 +530,7 @@ async function openCompare(k) {
 
 function showReplay(viewers) {
   replay = { viewers, step: 0 };
+  $("review").hidden = $("review-note").hidden = true;
   $("replay-controls").hidden = false;
   drawReplay();
 }
@@ -489,9 +616,88 @@ async function upload(event) {
     await loadSources();
     $("replay-source").value = data.source;
     fillList(data.entries);
+    clearReplay();
     if (data.entries.length === 1) openRecord(0);
-  } catch (e) { toast(e.message); }
+  } catch (e) {
+    clearReplay();
+    toast(e.message);
+  }
   event.target.value = "";
+}
+
+// ------------------------------------------------------------------ the post-hand review
+// The hand just played, in the replay viewer, with each of your decisions beside the Hint's.
+async function reviewHand() {
+  const s = state;
+  const index = s.duplicate ? 2 * (s.duplicate.results.length - 1) : s.records - 1;
+  try {
+    const record = await fetchRecord("game", index);
+    const data = await api("GET", `/api/review?index=${index}`);
+    showView("replay");
+    await loadSources();
+    $("replay-source").value = "game";
+    await listDeals();
+    showReplay([record]);
+    const items = data.decisions.map((d) => {
+      const when = d.phase === "play" ? `Trick ${d.trick}` : d.phase === "trump" ? "Trump" : "Bid";
+      const same = d.change === null;
+      const line = [el("b", { text: `${when}: ` }), "you ", actionNode(d.yours)];
+      if (same) line.push(" — the Hint agrees");
+      else {
+        line.push(" · Hint ", actionNode(d.hint), ` (${d.reason})`);
+        line.push(el("span", { class: d.change > 0 ? "bad" : d.change < 0 ? "good" : "",
+          text: d.change ? ` · ${signed(d.change)} for us` : " · the same points" }));
+      }
+      const step = d.phase === "play" ? d.trick - 1 : 0;
+      return el("li", { class: same ? "same" : "differs", onclick: () => stepReplay(step) }, ...line);
+    });
+    $("review").replaceChildren(...items);
+    $("review").hidden = $("review-note").hidden = false;
+  } catch (e) { toast(e.message); }
+}
+
+// ------------------------------------------------------------------ the keyboard
+const TRUMP_KEYS = "cdhs"; // in action order: clubs, diamonds, hearts, spades
+const TYPING_MS = 800; // after a "1", how long to wait for a second digit (10-13)
+let typed = "";
+let typedTimer = null;
+
+// Digits bid (P passes), C D H S name trump, arrows pick a card and Enter plays it; arrows step a replay.
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.target.matches("input, select, textarea")) return;
+  if (!$("view-replay").hidden) {
+    if (replay && e.key === "ArrowLeft") stepReplay(replay.step - 1);
+    if (replay && e.key === "ArrowRight") stepReplay(replay.step + 1);
+    return;
+  }
+  const s = state;
+  if ($("view-table").hidden || !s || s.to_act !== 0 || s.waiting) return;
+  const legal = new Set(s.legal);
+  if (s.phase === "bidding") {
+    if (e.key.toLowerCase() === "p" && legal.has(PASS)) act(PASS);
+    if (!/^[0-9]$/.test(e.key)) return;
+    typed += e.key;
+    clearTimeout(typedTimer);
+    const bids = [...legal].filter((a) => a > PASS && a < TRUMP_BASE).map((a) => String(a - BID_BASE));
+    const go = () => {
+      const bid = Number(typed);
+      typed = "";
+      if (legal.has(BID_BASE + bid) && bid > 0) act(BID_BASE + bid);
+      else toast(`${bid} is not a bid you can make now`);
+    };
+    if (bids.some((b) => b.startsWith(typed) && b !== typed)) typedTimer = setTimeout(go, TYPING_MS);
+    else go();
+  } else if (s.phase === "trump") {
+    const suit = TRUMP_KEYS.indexOf(e.key.toLowerCase());
+    if (suit >= 0 && legal.has(TRUMP_BASE + suit)) act(TRUMP_BASE + suit);
+  } else if (s.phase === "play" && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+    const cards = [...document.querySelectorAll("#hand button.card:not([disabled])")];
+    if (!cards.length) return;
+    const i = cards.indexOf(document.activeElement);
+    const step = e.key === "ArrowRight" ? 1 : -1;
+    cards[i < 0 ? 0 : (i + step + cards.length) % cards.length].focus(); // Enter then plays it (a button)
+    e.preventDefault();
+  }
 }
 
 // ------------------------------------------------------------------ views and start-up
@@ -504,6 +710,7 @@ function showView(name) {
 }
 
 async function newSession() {
+  dismissed = null;
   const data = await api("POST", "/api/session", {});
   session = data.session;
   sessionStorage.setItem("tarneeb-session", session);
@@ -517,13 +724,23 @@ async function start() {
     $(id).replaceChildren(...config.agents.map((a) => el("option", { value: a, text: a })));
   }
   document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => showView(b.dataset.view)));
-  $("new-game").addEventListener("click", newGame);
+  $("new-game").addEventListener("click", () => newGame());
+  $("over-new").addEventListener("click", () => newGame(true));
+  $("over-results").addEventListener("click", () => showView("challenge"));
+  $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
   $("next-deal").addEventListener("click", nextDeal);
+  $("review-hand").addEventListener("click", reviewHand);
   $("hint").addEventListener("click", hint);
   $("last").addEventListener("click", toggleLast);
+  $("sheet-toggle").addEventListener("click", toggleSheet);
+  $("speed").value = localStorage.getItem(SPEED_KEY) || "1";
+  $("speed").addEventListener("change", () => { localStorage.setItem(SPEED_KEY, $("speed").value); });
   $("dup-start").addEventListener("click", async () => {
-    await call("POST", "/api/duplicate", { partner: $("pick-partner").value, opponents: $("pick-opponents").value });
-    showView("table");
+    if (!mayAbandon()) return;
+    dismissed = null;
+    const players = { partner: $("pick-partner").value, opponents: $("pick-opponents").value };
+    const data = await call("POST", "/api/duplicate", players);
+    if (data) showView("table");
   });
   $("replay-source").addEventListener("change", listDeals);
   $("replay-upload").addEventListener("change", upload);
@@ -531,16 +748,13 @@ async function start() {
   $("rp-prev").addEventListener("click", () => stepReplay(replay.step - 1));
   $("rp-next").addEventListener("click", () => stepReplay(replay.step + 1));
   $("rp-last").addEventListener("click", () => stepReplay(99));
-  document.addEventListener("keydown", (e) => {
-    if ($("view-replay").hidden || !replay) return;
-    if (e.key === "ArrowLeft") stepReplay(replay.step - 1);
-    if (e.key === "ArrowRight") stepReplay(replay.step + 1);
-  });
+  document.addEventListener("keydown", onKey);
+  if (!session) return newSession();
   try {
-    if (!session) throw new Error("no session");
     render((await api("GET", "/api/state")).state);
   } catch (e) {
-    await newSession();
+    if (!gameLost(e)) throw e;
+    await replaceLostGame(e);
   }
 }
 
