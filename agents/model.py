@@ -30,12 +30,13 @@ from tarneeb_env import NUM_ACTIONS, OBS_SIZE, TRUMP_BASE
 from tarneeb_env.cards import NUM_CARDS
 from tarneeb_env.observation import BIDS_STRIDE, LAYOUT, OFFSETS, PASS_AT_STRIDE
 from tarneeb_env.privileged import PRIV_SIZE
+from tarneeb_env.rules_core import DONE, HEARTS, PHASES
 
 from .base import Agent
 from .sparse_input import SparseInputLinear
 
 MASKED_LOGIT = -1e9
-PHASE_NAMES = ("bidding", "trump", "play")
+PHASE_NAMES = PHASES[:DONE]  # the phases with a decision, which the network can learn
 CRITICS = ("shared", "privileged")
 VIEWS = ("plain", "contract7")
 _PHASE = OFFSETS["phase"]
@@ -43,7 +44,6 @@ _TRUMP = OFFSETS["trump"]
 _VOIDS = OFFSETS["voids"]
 _BIDS, _PASSED, _PASS_AT = OFFSETS["bids"], OFFSETS["passed"], OFFSETS["pass_at"]
 _DECLARER, _CONTRACT, _DEALER = OFFSETS["declarer"], OFFSETS["contract"], OFFSETS["dealer"]
-HEARTS = 2
 _CARD_BLOCKS = ("hand", "played", "trick", "exposed")  # the observation's blocks of 52 card bits
 
 

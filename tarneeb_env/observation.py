@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cards import NUM_CARDS, NUM_SEATS
+
 LAYOUT = (
     ("hand", 52),
     ("played", 208),
@@ -61,6 +63,7 @@ LAYOUT = (
     ("leader", 4),
     ("voids", 16),
 )
+SIZES: dict[str, int] = dict(LAYOUT)
 OFFSETS: dict[str, int] = {}
 _o = 0
 for _name, _size in LAYOUT:
@@ -78,13 +81,12 @@ SCORES, SEAT_SCORES, TARGET = OFFSETS["scores"], OFFSETS["seat_scores"], OFFSETS
 DEALER, PHASE, LEADER, VOIDS = OFFSETS["dealer"], OFFSETS["phase"], OFFSETS["leader"], OFFSETS["voids"]
 # Per-seat row lengths of the auction blocks, for every writer of them (here, the batch kernel, the contract7
 # view): ``bids`` holds bid b at b-1 (b = 1..13), ``pass_at`` the highest bid passed over (0..13).
-BIDS_STRIDE = dict(LAYOUT)["bids"] // 4
-PASS_AT_STRIDE = dict(LAYOUT)["pass_at"] // 4
+BIDS_STRIDE = SIZES["bids"] // NUM_SEATS
+PASS_AT_STRIDE = SIZES["pass_at"] // NUM_SEATS
 assert (BIDS_STRIDE, PASS_AT_STRIDE) == (13, 14)
 
 # REL[o][s]: relative seat of absolute seat s seen by observer o.
 REL = tuple(tuple((s - o) % 4 for s in range(4)) for o in range(4))
-_OBSERVERS = np.arange(4)
 
 
 class ObservationWriter:
@@ -164,7 +166,7 @@ class ObservationWriter:
         flat = self._flat
         flat[seat * OBS_SIZE + HAND + card] = 0.0
         for o in range(4):
-            rel = ((seat - o) & 3) * 52 + card
+            rel = ((seat - o) & 3) * NUM_CARDS + card
             row = o * OBS_SIZE
             flat[row + PLAYED + rel] = 1.0
             flat[row + TRICK + rel] = 1.0
@@ -174,7 +176,7 @@ class ObservationWriter:
 
     def on_trick_end(self, winner: int, cards, tricks_won, tricks_by_seat) -> None:
         buf = self.buf
-        buf[:, TRICK : TRICK + 208] = 0.0
+        buf[:, TRICK : TRICK + SIZES["trick"]] = 0.0
         for o in range(4):
             team = o & 1
             buf[o, TRICKS_TEAM] = tricks_won[team] / 13.0
