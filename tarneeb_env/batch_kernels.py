@@ -21,10 +21,10 @@ from numba.extending import register_jitable
 from . import cards
 from . import observation as ob
 from . import rules_core as rc
-from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, PASS, TRUMP_BASE
+from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, PASS, SUIT_SIZE, TRUMP_BASE
 from .kernel_cache import drop_stale_cache
 from .rules_core import BIDDING, DONE, GOES_ON, NEXT_DEAL, PLAY, TERMINATED, TRUMP, TRUNCATED  # noqa: F401 (outcomes: batch.py)
-from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_MIN_TOTAL, R_TARGET, R_TRUMP, T_LAST_CARD
+from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_TARGET, R_TRUMP, T_LAST_CARD
 
 for _rule in rc.KERNEL_RULES:  # compiled into the kernels that call them; still plain Python for TarneebGame
     register_jitable(_rule)
@@ -37,7 +37,6 @@ MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump
 BIDS0, TWON0, TBS0, SCORE0, SSCORE0, HAND0, DELTA0, SDELTA0, VOID0 = 20, 24, 26, 30, 32, 36, 40, 42, 46
 NUM_COLS = 50
 
-SUIT_BITS = np.int64(0x1FFF)
 _HAND, _PLAYED, _TRICK, _BIDS = ob.HAND, ob.PLAYED, ob.TRICK, ob.BIDS
 _PASSED, _PASS_AT, _DECLARER, _CONTRACT = ob.PASSED, ob.PASS_AT, ob.DECLARER, ob.CONTRACT
 _BIDS_STRIDE, _PASS_AT_STRIDE = ob.BIDS_STRIDE, ob.PASS_AT_STRIDE
@@ -49,18 +48,20 @@ _SCORES, _SEAT_SCORES, _TARGET, _DEALER, _PHASE, _LEADER, _VOIDS = (
 
 # ------------------------------------------------------------------ legality
 @njit(cache=True)
+def _led_suit(st, plays, i):
+    """The suit led to game ``i``'s current trick, ``NO_SUIT`` before its first card."""
+    n = st[i, NPLAYED]
+    if n % 4:
+        return np.int64(plays[i, n - n % 4, 1]) // SUIT_SIZE
+    return np.int64(rc.NO_SUIT)
+
+
+@njit(cache=True)
 def legal_sets(st, plays, i, rv):
     """(card bits, bits of the other actions shifted down by BID_BASE) legal for the seat to act in game ``i``."""
     phase = st[i, PHASE]
     if phase == PLAY:
-        hand = st[i, HAND0 + st[i, CURRENT]]
-        n = st[i, NPLAYED]
-        if n % 4:
-            led = np.int64(plays[i, n - n % 4, 1]) // 13
-            follow = hand & (SUIT_BITS << (13 * led))
-            if follow:
-                return follow, np.int64(0)
-        return hand, np.int64(0)
+        return rc.legal_cards(st[i, HAND0 + st[i, CURRENT]], _led_suit(st, plays, i)), np.int64(0)
     if phase == BIDDING:
         return np.int64(0), rc.bid_bits(rv, st[i, HIGH_BID], st[i, HIGH_BIDDER], st[i, NPASSED])
     if phase == TRUMP:
@@ -96,23 +97,26 @@ def view_parts(st, auc, plays, games, rv):
 
 # _BITS[b, j]: bit j of byte b, to write masks eight actions at a time
 _BITS = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.int8)
+CARD_BYTES = (NUM_CARDS + 7) // 8  # the card bits, rounded up to whole bytes (the bits past 51 are zero)
+OTHER_ACTIONS = NUM_ACTIONS - BID_BASE  # pass, bids, trump calls
+OTHER_BYTES, OTHER_TAIL = divmod(OTHER_ACTIONS, 8)
 
 
 @njit(cache=True)
 def legal_mask_row(st, plays, i, rv, out):
     """Write game ``i``'s int8[NUM_ACTIONS] action mask into ``out``."""
     cards, others = legal_sets(st, plays, i, rv)
-    for k in range(7):  # cards 0..55 (52..55 are zero bits)
+    for k in range(CARD_BYTES):
         b = (cards >> (8 * k)) & 255
         for j in range(8):
             out[8 * k + j] = _BITS[b, j]
-    for k in range(2):  # actions BID_BASE..BID_BASE+15 overwrite the zero bits above
+    for k in range(OTHER_BYTES):  # the other actions, from BID_BASE, overwrite the zero bits above
         b = (others >> (8 * k)) & 255
         for j in range(8):
             out[BID_BASE + 8 * k + j] = _BITS[b, j]
-    b = (others >> 16) & 3  # the last two actions
-    out[BID_BASE + 16] = _BITS[b, 0]
-    out[BID_BASE + 17] = _BITS[b, 1]
+    b = others >> (8 * OTHER_BYTES)  # the last few actions
+    for j in range(OTHER_TAIL):
+        out[BID_BASE + 8 * OTHER_BYTES + j] = _BITS[b, j]
 
 
 # -------------------------------------------------------------------- deals
@@ -177,7 +181,7 @@ def deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, rv, obs, m
 
     ``dealers[k] >= 0`` starts a new game with that dealer (an episode reset);
     -1 continues the game, the dealer moving on when the last deal says so.
-    Cards go round one at a time from the dealer's left, as ``deal_cards``. Writes each game's first decision.
+    Cards go round as ``rules_core.deal_hands`` says, as for ``deal_cards``. Writes each game's first decision.
     """
     hands = np.zeros(4, dtype=np.int64)
     zeros = np.zeros(4, dtype=np.int64)
@@ -187,10 +191,7 @@ def deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, rv, obs, m
             new_game(st, i, dealers[k], zeros, zeros)
         elif st[i, ROTATE]:
             st[i, DEALER] = (st[i, DEALER] + 1) % 4
-        dealer = st[i, DEALER]
-        hands[:] = 0
-        for j in range(NUM_CARDS):
-            hands[(dealer + 1 + j) % 4] |= np.int64(1) << perms[k, j]
+        hands[0], hands[1], hands[2], hands[3] = rc.deal_hands(st[i, DEALER], perms[k])
         exposed = perms[k, NUM_CARDS - 1] if rv[R_TRUMP] == T_LAST_CARD else rc.NO_SUIT
         start_deal(st, auc, plays, tw, dealt, i, hands, exposed, rv)
         _observe_game(st, auc, plays, i, rv, obs, mask, seat)
@@ -262,11 +263,8 @@ def _apply(st, auc, plays, tw, i, a, rv, rewards):
     phase = st[i, PHASE]
     if phase == PLAY:
         st[i, HAND0 + seat] &= ~(np.int64(1) << a)
+        st[i, VOID0 + seat] = rc.voids_after(st[i, VOID0 + seat], a, _led_suit(st, plays, i))
         n = st[i, NPLAYED]
-        if n % 4:
-            led = plays[i, n - n % 4, 1] // 13
-            if a // 13 != led:
-                st[i, VOID0 + seat] |= 1 << led
         plays[i, n, 0] = seat
         plays[i, n, 1] = a
         n += 1
@@ -292,36 +290,26 @@ def _apply(st, auc, plays, tw, i, a, rv, rewards):
         return GOES_ON
     # bidding
     _push_auction(st, auc, i, seat, a)
-    if rv[R_AUCTION] == A_INDIVIDUAL:
-        st[i, BIDS0 + seat] = a - BID_BASE
-        if st[i, AUC_LEN] < 4:  # each seat declares once
-            st[i, CURRENT] = (seat + 1) % 4
-            return GOES_ON
-        total = st[i, BIDS0] + st[i, BIDS0 + 1] + st[i, BIDS0 + 2] + st[i, BIDS0 + 3]
-        if total < rv[R_MIN_TOTAL]:
-            return _end_deal(st, i, rv, 1, -1, 1, rewards)
-        _start_play(st, i, rc.first_leader(rv, st[i, DEALER], -1))
-        return GOES_ON
     if a == PASS:
         st[i, PASSED_BITS] |= 1 << seat
         st[i, NPASSED] += 1
-        if st[i, NPASSED] == 4:
-            return _end_deal(st, i, rv, 1, -1, 0, rewards)
-        if st[i, NPASSED] == 3 and st[i, HIGH_BIDDER] >= 0:
-            _end_auction(st, i)
-            return GOES_ON
     else:
         b = a - BID_BASE
-        st[i, HIGH_BID] = b
-        st[i, HIGH_BIDDER] = seat
         st[i, BIDS0 + seat] = b
-        if b == NUM_TRICKS or st[i, NPASSED] == 3:
-            _end_auction(st, i)
-            return GOES_ON
-    nxt = (seat + 1) % 4
-    while (st[i, PASSED_BITS] >> nxt) & 1:
-        nxt = (nxt + 1) % 4
-    st[i, CURRENT] = nxt
+        if rv[R_AUCTION] != A_INDIVIDUAL:  # individual bids are not raised: no highest
+            st[i, HIGH_BID] = b
+            st[i, HIGH_BIDDER] = seat
+    total = st[i, BIDS0] + st[i, BIDS0 + 1] + st[i, BIDS0 + 2] + st[i, BIDS0 + 3]
+    where, nxt = rc.auction_after(rv, seat, st[i, AUC_LEN], st[i, HIGH_BID], st[i, HIGH_BIDDER], st[i, PASSED_BITS],
+                                  st[i, NPASSED], total)
+    if where == rc.CALLING:
+        st[i, CURRENT] = nxt
+    elif where == rc.CONTRACT:
+        _end_auction(st, i)
+    elif where == rc.OPEN_PLAY:
+        _start_play(st, i, rc.first_leader(rv, st[i, DEALER], -1))
+    else:
+        return _end_deal(st, i, rv, 1, -1, 1 if where == rc.BIDS_TOO_LOW else 0, rewards)
     return GOES_ON
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 NUM_CARDS = 52
 NUM_SEATS = 4
 NUM_TRICKS = 13
+SUIT_SIZE = 13  # cards of each suit: card c is rank c % SUIT_SIZE of suit c // SUIT_SIZE
 NUM_ACTIONS = 70
 PASS = 52
 BID_BASE = 52
