@@ -10,7 +10,7 @@ scoring, game winner, rewards, episode ends) are the functions of
 here; rule options come as its int vector ``rv``. Shuffles, dealer draws and hand records stay in Python
 (each game's numpy generator, called only when a deal ends); everything done
 per decision is here. Observations are written from this state for the seat
-to act, in the layout of :mod:`tarneeb_env.observation`.
+to act by the encoder of :mod:`tarneeb_env.observation` (compiled in too).
 """
 from __future__ import annotations
 
@@ -19,14 +19,18 @@ from numba import njit
 from numba.extending import register_jitable
 
 from . import cards
-from . import observation as ob
+from . import observation
 from . import rules_core as rc
 from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, PASS, SUIT_SIZE, TRUMP_BASE
 from .kernel_cache import drop_stale_cache
+from .observation import (
+    CLEAR, SET, put_bid, put_contract, put_deal, put_leader, put_pass, put_phase, put_play, put_scores,
+    put_seat_tricks, put_team_tricks, put_void,
+)
 from .rules_core import BIDDING, DONE, GOES_ON, NEXT_DEAL, PLAY, TERMINATED, TRUMP, TRUNCATED  # noqa: F401 (outcomes: batch.py)
 from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_TARGET, R_TRUMP, T_LAST_CARD
 
-for _rule in rc.KERNEL_RULES:  # compiled into the kernels that call them; still plain Python for TarneebGame
+for _rule in rc.KERNEL_RULES + observation.ENCODER:  # compiled in here; still plain Python for TarneebGame
     register_jitable(_rule)
 
 MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump call
@@ -37,13 +41,6 @@ MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump
 BIDS0, TWON0, TBS0, SCORE0, SSCORE0, HAND0, DELTA0, SDELTA0, VOID0 = 20, 24, 26, 30, 32, 36, 40, 42, 46
 NUM_COLS = 50
 
-_HAND, _PLAYED, _TRICK, _BIDS = ob.HAND, ob.PLAYED, ob.TRICK, ob.BIDS
-_PASSED, _PASS_AT, _DECLARER, _CONTRACT = ob.PASSED, ob.PASS_AT, ob.DECLARER, ob.CONTRACT
-_BIDS_STRIDE, _PASS_AT_STRIDE = ob.BIDS_STRIDE, ob.PASS_AT_STRIDE
-_TRUMP, _EXPOSED, _TRICKS_TEAM, _TRICKS_SEAT = ob.TRUMP, ob.EXPOSED, ob.TRICKS_TEAM, ob.TRICKS_SEAT
-_SCORES, _SEAT_SCORES, _TARGET, _DEALER, _PHASE, _LEADER, _VOIDS = (
-    ob.SCORES, ob.SEAT_SCORES, ob.TARGET, ob.DEALER, ob.PHASE, ob.LEADER, ob.VOIDS,
-)
 
 
 # ------------------------------------------------------------------ legality
@@ -345,50 +342,33 @@ def step_games(st, auc, plays, tw, actions, rv, rewards, outcome, obs, mask, sea
 # ------------------------------------------------------------- observations
 @njit(cache=True)
 def write_obs_row(st, auc, plays, i, o, rv, row):
-    """Observer ``o``'s observation of game ``i``, equal to ``ObservationWriter.buf[o]``."""
-    row[:] = 0.0
-    hand = st[i, HAND0 + o]
-    for c in range(NUM_CARDS):
-        row[_HAND + c] = (hand >> c) & 1
+    """Observer ``o``'s observation of game ``i``, written from its stored state by the encoder of
+    :mod:`tarneeb_env.observation`: equal to ``ObservationWriter.buf[o]`` at the same point."""
+    row[:] = CLEAR
+    target = rv[R_TARGET]
+    put_deal(row, o, st[i, HAND0 + o], st[i, DEALER], target, st[i, EXPOSED], st[i, TRUMP_SUIT])
+    put_scores(row, o, st[i, SCORE0 : SCORE0 + 2], st[i, SSCORE0 : SSCORE0 + 4], target)
+    for k in range(st[i, AUC_LEN]):
+        seat, action = np.int64(auc[i, k, 0]), np.int64(auc[i, k, 1])
+        if action == PASS:
+            put_pass(row, o, seat, np.int64(auc[i, k, 2]))
+        elif action < TRUMP_BASE:
+            put_bid(row, o, seat, action - BID_BASE)
+    if st[i, DECLARER] >= 0:
+        put_contract(row, o, st[i, DECLARER], st[i, BID])
     n = st[i, NPLAYED]
     trick_start = n - n % 4
     for k in range(n):
-        rel = ((plays[i, k, 0] - o) & 3) * NUM_CARDS + plays[i, k, 1]
-        row[_PLAYED + rel] = 1.0
-        if k >= trick_start:
-            row[_TRICK + rel] = 1.0
-    for k in range(st[i, AUC_LEN]):
-        r = (auc[i, k, 0] - o) & 3
-        a = auc[i, k, 1]
-        if a == PASS:
-            row[_PASSED + r] = 1.0
-            row[_PASS_AT + r * _PASS_AT_STRIDE + auc[i, k, 2]] = 1.0
-        elif a < TRUMP_BASE:
-            row[_BIDS + r * _BIDS_STRIDE + a - BID_BASE - 1] = 1.0
-    if st[i, DECLARER] >= 0:
-        row[_DECLARER + ((st[i, DECLARER] - o) & 3)] = 1.0
-        row[_CONTRACT + st[i, BID] - 1] = 1.0
-    if st[i, TRUMP_SUIT] >= 0:
-        row[_TRUMP + st[i, TRUMP_SUIT]] = 1.0
-    if st[i, EXPOSED] >= 0:
-        row[_EXPOSED + st[i, EXPOSED]] = 1.0
-    team = o & 1
-    row[_TRICKS_TEAM] = st[i, TWON0 + team] / 13.0
-    row[_TRICKS_TEAM + 1] = st[i, TWON0 + 1 - team] / 13.0
-    target = rv[R_TARGET]
-    row[_SCORES] = st[i, SCORE0 + team] / target
-    row[_SCORES + 1] = st[i, SCORE0 + 1 - team] / target
+        put_play(row, o, np.int64(plays[i, k, 0]), np.int64(plays[i, k, 1]), k >= trick_start)
+    put_team_tricks(row, o, st[i, TWON0 : TWON0 + 2])
     for s in range(4):
-        r = (s - o) & 3
-        row[_TRICKS_SEAT + r] = st[i, TBS0 + s] / 13.0
-        row[_SEAT_SCORES + r] = st[i, SSCORE0 + s] / target
+        put_seat_tricks(row, o, s, st[i, TBS0 + s])
         for u in range(4):
-            row[_VOIDS + r * 4 + u] = (st[i, VOID0 + s] >> u) & 1
-    row[_TARGET] = target / 100.0
-    row[_DEALER + ((st[i, DEALER] - o) & 3)] = 1.0
-    row[_PHASE + st[i, PHASE]] = 1.0
+            if (st[i, VOID0 + s] >> u) & 1:
+                put_void(row, o, s, u)
+    put_phase(row, st[i, PHASE], SET)
     if st[i, LEADER] >= 0:
-        row[_LEADER + ((st[i, LEADER] - o) & 3)] = 1.0
+        put_leader(row, o, st[i, LEADER], SET)
 
 
 @njit(cache=True)
@@ -423,4 +403,4 @@ def sample_legal(mask, u, out):
 
 
 # these kernels compile in rules_core, observation and cards: recompile when one of them has changed
-drop_stale_cache(globals(), [rc.__file__, ob.__file__, cards.__file__], "batch_kernels")
+drop_stale_cache(globals(), [rc.__file__, observation.__file__, cards.__file__], "batch_kernels")
