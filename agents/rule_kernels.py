@@ -52,32 +52,23 @@ def play_actions(st, plays, games, rv, out):
     auction = rv[rc.R_AUCTION]
     for k in range(len(games)):
         i = games[k]
-        if st[i, bk.PHASE] != bk.PLAY:
+        if bk.phase_of(st, i) != rc.PLAY:
             out[k] = -1
             continue
         cards, _ = bk.legal_sets(st, plays, i, rv)
         if cards & (cards - 1) == 0:  # one legal card
             out[k] = rp.low(cards)
             continue
-        seat = st[i, bk.CURRENT]
-        hand = st[i, bk.HAND0 + seat]
+        seat = bk.seat_to_act(st, i)
         unseen = 0
         for s in range(4):
             if s != seat:
-                unseen |= st[i, bk.HAND0 + s]
-        n = st[i, bk.NPLAYED]
-        nt = n % 4
-        t0 = n - nt
-        tseats = (np.int64(plays[i, t0, 0]), np.int64(plays[i, t0 + 1, 0]) if nt > 1 else 0,
-                  np.int64(plays[i, t0 + 2, 0]) if nt > 2 else 0)
-        tcards = (np.int64(plays[i, t0, 1]), np.int64(plays[i, t0 + 1, 1]) if nt > 1 else 0,
-                  np.int64(plays[i, t0 + 2, 1]) if nt > 2 else 0)
-        b, t, v = bk.BIDS0, bk.TBS0, bk.VOID0
-        bids = (st[i, b], st[i, b + 1], st[i, b + 2], st[i, b + 3])
-        tbs = (st[i, t], st[i, t + 1], st[i, t + 2], st[i, t + 3])
-        voids = (st[i, v], st[i, v + 1], st[i, v + 2], st[i, v + 3])
-        out[k] = rp.play_card(hand, unseen, seat, st[i, bk.TRUMP_SUIT], st[i, bk.DECLARER], auction, bids, tbs,
-                              voids, tseats, tcards, nt)[0]
+                unseen |= bk.hand_of(st, i, s)
+        nt, tseats, tcards = bk.trick_so_far(st, plays, i)
+        bids, tbs, voids = bk.seat_counts(st, i)
+        trump, declarer = bk.contract_of(st, i)
+        out[k] = rp.play_card(bk.hand_of(st, i, seat), unseen, seat, trump, declarer, auction, bids, tbs, voids,
+                              tseats, tcards, nt)[0]
 
 
 # compiled in: rule_play, and through legal_sets the batch engine, the rules and the cards

@@ -43,6 +43,50 @@ NUM_COLS = 50
 
 
 
+# ----------------------------------------- reading one game (for agents compiled onto the state)
+@njit(cache=True)
+def phase_of(st, i):
+    return st[i, PHASE]
+
+
+@njit(cache=True)
+def seat_to_act(st, i):
+    return st[i, CURRENT]
+
+
+@njit(cache=True)
+def hand_of(st, i, seat):
+    """The cards (mask) ``seat`` still holds in game ``i``."""
+    return st[i, HAND0 + seat]
+
+
+@njit(cache=True)
+def contract_of(st, i):
+    """(trump suit, declarer), ``NO_SUIT`` for none (yet)."""
+    return st[i, TRUMP_SUIT], st[i, DECLARER]
+
+
+@njit(cache=True)
+def seat_counts(st, i):
+    """Per seat: (bids, tricks won this hand, voids as suit bits), each a 4-tuple."""
+    return ((st[i, BIDS0], st[i, BIDS0 + 1], st[i, BIDS0 + 2], st[i, BIDS0 + 3]),
+            (st[i, TBS0], st[i, TBS0 + 1], st[i, TBS0 + 2], st[i, TBS0 + 3]),
+            (st[i, VOID0], st[i, VOID0 + 1], st[i, VOID0 + 2], st[i, VOID0 + 3]))
+
+
+@njit(cache=True)
+def trick_so_far(st, plays, i):
+    """The current trick: (cards in it, their seats, their cards), seats and cards padded to three with 0."""
+    n = st[i, NPLAYED]
+    nt = n % 4
+    t0 = n - nt
+    seats = (np.int64(plays[i, t0, 0]) if nt > 0 else 0, np.int64(plays[i, t0 + 1, 0]) if nt > 1 else 0,
+             np.int64(plays[i, t0 + 2, 0]) if nt > 2 else 0)
+    played = (np.int64(plays[i, t0, 1]) if nt > 0 else 0, np.int64(plays[i, t0 + 1, 1]) if nt > 1 else 0,
+              np.int64(plays[i, t0 + 2, 1]) if nt > 2 else 0)
+    return nt, seats, played
+
+
 # ------------------------------------------------------------------ legality
 @njit(cache=True)
 def _led_suit(st, plays, i):
