@@ -28,7 +28,7 @@ SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
-SUIT_MASK = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+SUIT_MASK = tuple(((1 << SUIT_SIZE) - 1) << (SUIT_SIZE * s) for s in range(4))  # each suit's card bits
 FULL_DECK = (1 << 52) - 1
 
 

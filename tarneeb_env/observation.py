@@ -105,12 +105,8 @@ CLEAR, SET = 0.0, 1.0
 def put_deal(row, o, hand, dealer, target, exposed, trump):
     """A deal's first facts: the hand (a card mask), the dealer, the target, the exposed card and the trump
     fixed before any call (``NONE`` for none)."""
-    c = 0
-    while hand:
-        if hand & 1:
-            row[HAND + c] = SET
-        hand >>= 1
-        c += 1
+    for c in range(NUM_CARDS):  # every bit, not a loop over the cards held: no branch for the kernels to miss
+        row[HAND + c] = (hand >> c) & 1
     row[DEALER + ((dealer - o) & 3)] = SET
     row[TARGET] = target / TARGET_SCALE
     if exposed >= 0:

@@ -27,13 +27,13 @@ at once instead of reading a made-up ``max_hands``.
 """
 from __future__ import annotations
 
-from .cards import BID_BASE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SUIT_SIZE, TRUMP_BASE
+from .cards import BID_BASE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SUIT_MASK, SUIT_SIZE, TRUMP_BASE
 
 BIDDING, TRUMP, PLAY, DONE = 0, 1, 2, 3
 PHASES = ("bidding", "trump", "play", "done")
 HEARTS = 2
 NO_SUIT = -1  # no trump (yet), no exposed card, no suit led, no seat
-SUIT_BITS = (1 << SUIT_SIZE) - 1  # the cards of suit 0 as bits; suit u is SUIT_BITS << (SUIT_SIZE * u)
+SUIT_BITS = SUIT_MASK[0]  # suit u's cards are SUIT_BITS << (SUIT_SIZE * u): one shift, no tuple, in the kernels
 
 # ---- the rule vector: the rule options, then (an env's vector only) its episode settings
 (R_TARGET, R_ELDEST_LEADS, R_DEFENDERS_ALWAYS, R_KABOOT, R_BID13_WINS, R_DEALER_BIDS, R_MIN_BID, R_AUCTION, R_TRUMP,
@@ -305,6 +305,7 @@ def deal_outcome(rv, game_over, thrown_in, deals):
 
 # what the kernels compile in (tarneeb_env.batch_kernels registers each with numba)
 KERNEL_RULES = (
-    deal_hands, bid_bits, auction_after, first_leader, legal_cards, voids_after, fixed_trump, trick_winner, individual_bid_value, team_score, no_auction_points,
-    score_hand, _individual_delta, game_winner, team0_reward, deal_outcome,
+    deal_hands, bid_bits, auction_after, first_leader, legal_cards, voids_after, fixed_trump, trick_winner,
+    individual_bid_value, team_score, no_auction_points, score_hand, _individual_delta, game_winner, team0_reward,
+    deal_outcome,
 )
