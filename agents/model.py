@@ -28,22 +28,22 @@ from torch import nn
 
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE, TRUMP_BASE
 from tarneeb_env.cards import NUM_CARDS
-from tarneeb_env.observation import BIDS_STRIDE, LAYOUT, OFFSETS, PASS_AT_STRIDE
+from tarneeb_env.observation import AUCTION_BLOCKS, LAYOUT, OFFSETS, put_bid, put_contract, put_pass
 from tarneeb_env.privileged import PRIV_SIZE
+from tarneeb_env.rules_core import DONE, HEARTS, PHASES
 
 from .base import Agent
 from .sparse_input import SparseInputLinear
 
 MASKED_LOGIT = -1e9
-PHASE_NAMES = ("bidding", "trump", "play")
+PHASE_NAMES = PHASES[:DONE]  # the phases with a decision, which the network can learn
 CRITICS = ("shared", "privileged")
 VIEWS = ("plain", "contract7")
 _PHASE = OFFSETS["phase"]
 _TRUMP = OFFSETS["trump"]
 _VOIDS = OFFSETS["voids"]
-_BIDS, _PASSED, _PASS_AT = OFFSETS["bids"], OFFSETS["passed"], OFFSETS["pass_at"]
-_DECLARER, _CONTRACT, _DEALER = OFFSETS["declarer"], OFFSETS["contract"], OFFSETS["dealer"]
-HEARTS = 2
+_DEALER = OFFSETS["dealer"]
+CONTRACT7_BID = 7  # the contract a no-auction deal reads as under view: contract7 (both sides need 7 tricks)
 _CARD_BLOCKS = ("hand", "played", "trick", "exposed")  # the observation's blocks of 52 card bits
 
 
@@ -174,21 +174,29 @@ class ActorCritic(nn.Module):
         return self._logits(t, self.trunk(obs), mask)
 
 
+def _contract7_auctions() -> torch.Tensor:
+    """(4, auction blocks): what the encoder writes for the 7 contract, by the dealer's seat relative to the
+    observer: the eldest hand bid 7, the three others passed over it, the eldest declares 7."""
+    rows = np.zeros((4, OBS_SIZE), dtype=np.float32)
+    for dealer, row in enumerate(rows):  # seats relative to observer 0
+        eldest = (dealer + 1) % 4
+        put_bid(row, 0, eldest, CONTRACT7_BID)
+        for seat in range(4):
+            if seat != eldest:
+                put_pass(row, 0, seat, CONTRACT7_BID)
+        put_contract(row, 0, eldest, CONTRACT7_BID)
+    return torch.from_numpy(rows[:, AUCTION_BLOCKS])
+
+
+_CONTRACT7_AUCTIONS = _contract7_auctions()
+
+
 def as_contract7(obs: torch.Tensor) -> torch.Tensor:
     """A copy of no-auction observations (B, OBS_SIZE) as if the eldest hand had bid 7 and the others passed
-    over it: the ``bids``, ``passed``, ``pass_at``, ``declarer`` and ``contract`` blocks a team auction leaves,
-    with the env writer's strides."""
-    bid = 7
+    over it: their auction blocks (all zero without an auction) replaced by the ones that auction leaves."""
     obs = obs.clone()
-    rows = torch.arange(obs.shape[0], device=obs.device)
-    eldest = (obs[:, _DEALER : _DEALER + 4].argmax(-1) + 1) % 4
-    obs[rows, _BIDS + BIDS_STRIDE * eldest + bid - 1] = 1.0
-    obs[:, _PASSED : _PASSED + 4] = 1.0
-    obs[rows, _PASSED + eldest] = 0.0
-    obs[:, _PASS_AT + bid : _PASS_AT + 4 * PASS_AT_STRIDE : PASS_AT_STRIDE] = 1.0
-    obs[rows, _PASS_AT + PASS_AT_STRIDE * eldest + bid] = 0.0
-    obs[rows, _DECLARER + eldest] = 1.0
-    obs[:, _CONTRACT + bid - 1] = 1.0
+    dealer = obs[:, _DEALER : _DEALER + 4].argmax(-1)
+    obs[:, AUCTION_BLOCKS] = _CONTRACT7_AUCTIONS.to(obs.device)[dealer]
     return obs
 
 

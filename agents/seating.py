@@ -13,7 +13,8 @@ What it guarantees:
   ``act_batch`` once, over all its tables, in table order. An agent without
   ``act_batch`` is asked ``act`` table by table.
 - **Agents that decide on the batch engine's arrays skip both.** An agent with an
-  ``act_batch_env(env, games)`` method, seated on :class:`BatchTables`, gets the
+  ``act_batch_env(env, games)`` method, at tables whose adapter has a batch engine
+  (``Tables.batch_env()``: :class:`BatchTables`'s), gets the
   :class:`~tarneeb_env.batch.BatchEnv` and the game indices instead (``rule``:
   its card play compiled on the engine's state, see :mod:`agents.rule_kernels`).
 - **Views only for agents that read them.** The views passed are built on
@@ -72,6 +73,10 @@ class Tables(Protocol):
     def views(self, tables: Sequence[int]) -> list:
         """The :class:`~tarneeb_env.PlayerView` of the seat to act at each of the given tables."""
 
+    def batch_env(self) -> Optional[Any]:
+        """The :class:`~tarneeb_env.batch.BatchEnv` these tables are, for agents with ``act_batch_env``; else
+        None."""
+
 
 def legal_masks(legals: Sequence[int]) -> np.ndarray:
     """int8 (n, 70) masks of n 70-bit legal-action ints in one numpy call (row i = ``legal_mask(legals[i])``)."""
@@ -100,6 +105,9 @@ class GameTables:
         games = self.games
         return [make_view(games[i], games[i].current) for i in tables]
 
+    def batch_env(self) -> None:
+        return None
+
 
 class BatchTables:
     """:class:`Tables` over a :class:`~tarneeb_env.batch.BatchEnv` and the obs/mask arrays of its last step."""
@@ -125,6 +133,9 @@ class BatchTables:
     def views(self, tables: Sequence[int]) -> list:
         return self.env.views(tables)
 
+    def batch_env(self) -> Any:
+        return self.env
+
 
 class EnvTables:
     """:class:`Tables` over AEC envs (``tarneeb_env.raw_env``), one table each, read through the env's own API
@@ -144,6 +155,9 @@ class EnvTables:
     def views(self, tables: Sequence[int]) -> list:
         envs = self.envs
         return [envs[i].view(envs[i].game.current) for i in tables]
+
+    def batch_env(self) -> None:
+        return None
 
 
 def seated(players: dict[int, Any]) -> "Seating":
@@ -279,13 +293,14 @@ class Seating:
             j = groups[LEFT_TO_CALLER][0]
             raise ValueError(f"table {tables[j]}: seat {seats[j]} is the caller's to play, not an agent's")
         masks = engine.masks(tables)  # one call for all groups: most engines build masks in bulk
+        batch_env = engine.batch_env()
         out: list = [None] * len(tables)
         for g, members in groups.items():
             idx = [tables[j] for j in members]
             agent = self.agents[g]
             on_env = getattr(agent, "act_batch_env", None)
-            if on_env is not None and isinstance(engine, BatchTables):
-                actions = list(on_env(engine.env, idx))
+            if on_env is not None and batch_env is not None:
+                actions = list(on_env(batch_env, idx))
             else:
                 if self._reads[g]:
                     rows = engine.observations(idx)

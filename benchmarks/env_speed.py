@@ -9,14 +9,11 @@ measured in the same run, the same way (see ``peers.py``), and the ratios printe
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import tarneeb_env  # noqa: E402
+import tarneeb_env
 
 
 def aec_rate(make, seconds: float, seed: int = 0) -> float:

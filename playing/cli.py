@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 import warnings
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
@@ -14,42 +12,10 @@ from rich.console import Console
 from rich.text import Text
 
 import agents
-from agents.shipped import shipped_checkpoint
-from tarneeb_env import Rules, make_rules
 
 from .records import replay
+from .table_setup import default_agent_spec, rules_of, seat_spec
 from .terminal import _LOAD_ERRORS, TerminalGame
-
-
-def rules_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[Rules, str]:
-    """The rules of ``--rules`` (a preset or a YAML file) with ``--target``, and the label shown for them;
-    a bad value is the parser's one-line error."""
-    try:
-        rules = make_rules(args.rules)
-        if args.target is not None:
-            rules = dataclasses.replace(rules, target_score=args.target)
-    except ValueError as e:
-        parser.error(str(e))
-    return rules, Path(args.rules).name if args.rules.endswith((".yaml", ".yml")) else args.rules
-
-
-def default_agent_spec(rules: Rules, rules_label: str) -> tuple[str, Optional[str]]:
-    """The shipped agent trained for ``rules``, else ``rule`` and the line that tells the player why."""
-    try:
-        path = shipped_checkpoint(rules)
-        if path is not None:
-            agents.load(path, rules=rules)
-            return path, None
-    except _LOAD_ERRORS as e:
-        return "rule", f"Cannot load the shipped agent ({e}); playing with 'rule' instead."
-    return "rule", f"No shipped agent is trained for rules {rules_label}; playing 'rule' instead."
-
-
-def seat_spec(spec: str, rules: Rules) -> str:
-    """Load ``spec`` for ``rules`` (refused when made for other rules; warned with ?rules=any) and give the
-    concrete spec the game seats (``ppo`` as its checkpoint path)."""
-    agents.load(spec, rules=rules)
-    return agents.resolve(spec, rules)[0]
 
 
 def _error(message: str) -> int:

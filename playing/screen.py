@@ -16,6 +16,7 @@ from rich.text import Text
 
 from tarneeb_env.cards import (
     BID_BASE,
+    NUM_CARDS,
     PASS,
     RANK_NAMES,
     SUIT_LETTERS,
@@ -100,7 +101,7 @@ class Glyphs:
         return Text("   ").join(groups) if groups else Text("(no cards)")
 
     def action(self, action: int) -> Text:
-        if action < 52:
+        if action < NUM_CARDS:
             return self.card(action)
         if action == PASS:
             return Text("pass")

@@ -14,7 +14,7 @@ from rich.text import Text
 import agents
 from agents.seating import EnvTables, seated
 from tarneeb_env import Rules, raw_env
-from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE
+from tarneeb_env.cards import BID_BASE, NUM_CARDS, PASS, TRUMP_BASE
 from tarneeb_env.game import trick_winner
 
 from .records import RECORD_FORMAT
@@ -115,7 +115,7 @@ class TerminalGame:
         record = env.infos[agent].get("hand_record")
         plays = record["plays"] if record else env.view(0).played
         trump = record["trump"] if record else before.trump
-        if action < 52 and len(plays) % 4 == 0 and len(plays) > len(before.played):
+        if action < NUM_CARDS and len(plays) % 4 == 0 and len(plays) > len(before.played):
             trick = [tuple(p) for p in plays[-4:]]
             winner = trick_winner(trick, trump)
             self.last_trick = (trick, winner)
@@ -140,7 +140,7 @@ class TerminalGame:
 
     def _announce(self, seat: int, action: int) -> None:
         name = SEAT_NAMES[seat]
-        if action < 52:
+        if action < NUM_CARDS:
             text = Text(f"{name} plays ").append_text(self.glyphs.card(action))
         elif action == PASS:
             text = Text(f"{name} passes")
@@ -190,7 +190,7 @@ class TerminalGame:
         if action == PASS:
             text.append("pass")
         else:
-            verb = "play " if action < 52 else "bid " if action < TRUMP_BASE else "name trump "
+            verb = "play " if action < NUM_CARDS else "bid " if action < TRUMP_BASE else "name trump "
             text.append(verb).append_text(self.glyphs.action(action))
         return text.append(f" {self.glyphs.long_dash} {reason}")
 

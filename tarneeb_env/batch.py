@@ -88,7 +88,7 @@ class BatchEnv:
         self.reward_mode = reward
         self.max_hands = max_hands
         self._rules_dict = self.rules.to_dict()
-        self._rv = np.array(rc.rule_vector(self.rules, episode, reward, max_hands), dtype=np.int64)
+        self._rv = np.array(rc.env_vector(self.rules, episode, reward, max_hands), dtype=np.int64)
         self.game_seeds = game_seeds(seed, n)
         self._rngs = [np.random.default_rng(s) for s in self.game_seeds]
         self._st = np.zeros((n, bk.NUM_COLS), dtype=np.int64)

@@ -10,7 +10,7 @@ scoring, game winner, rewards, episode ends) are the functions of
 here; rule options come as its int vector ``rv``. Shuffles, dealer draws and hand records stay in Python
 (each game's numpy generator, called only when a deal ends); everything done
 per decision is here. Observations are written from this state for the seat
-to act, in the layout of :mod:`tarneeb_env.observation`.
+to act by the encoder of :mod:`tarneeb_env.observation` (compiled in too).
 """
 from __future__ import annotations
 
@@ -19,14 +19,18 @@ from numba import njit
 from numba.extending import register_jitable
 
 from . import cards
-from . import observation as ob
+from . import observation
 from . import rules_core as rc
-from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, PASS, TRUMP_BASE
+from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, PASS, SUIT_SIZE, TRUMP_BASE
 from .kernel_cache import drop_stale_cache
+from .observation import (
+    CLEAR, SET, put_bid, put_contract, put_deal, put_leader, put_pass, put_phase, put_play, put_scores,
+    put_seat_tricks, put_team_tricks, put_void,
+)
 from .rules_core import BIDDING, DONE, GOES_ON, NEXT_DEAL, PLAY, TERMINATED, TRUMP, TRUNCATED  # noqa: F401 (outcomes: batch.py)
-from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_MIN_TOTAL, R_TARGET, R_TRUMP, T_LAST_CARD
+from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_TARGET, R_TRUMP, T_LAST_CARD
 
-for _rule in rc.KERNEL_RULES:  # compiled into the kernels that call them; still plain Python for TarneebGame
+for _rule in rc.KERNEL_RULES + observation.ENCODER:  # compiled in here; still plain Python for TarneebGame
     register_jitable(_rule)
 
 MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump call
@@ -37,30 +41,68 @@ MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump
 BIDS0, TWON0, TBS0, SCORE0, SSCORE0, HAND0, DELTA0, SDELTA0, VOID0 = 20, 24, 26, 30, 32, 36, 40, 42, 46
 NUM_COLS = 50
 
-SUIT_BITS = np.int64(0x1FFF)
-_HAND, _PLAYED, _TRICK, _BIDS = ob.HAND, ob.PLAYED, ob.TRICK, ob.BIDS
-_PASSED, _PASS_AT, _DECLARER, _CONTRACT = ob.PASSED, ob.PASS_AT, ob.DECLARER, ob.CONTRACT
-_BIDS_STRIDE, _PASS_AT_STRIDE = ob.BIDS_STRIDE, ob.PASS_AT_STRIDE
-_TRUMP, _EXPOSED, _TRICKS_TEAM, _TRICKS_SEAT = ob.TRUMP, ob.EXPOSED, ob.TRICKS_TEAM, ob.TRICKS_SEAT
-_SCORES, _SEAT_SCORES, _TARGET, _DEALER, _PHASE, _LEADER, _VOIDS = (
-    ob.SCORES, ob.SEAT_SCORES, ob.TARGET, ob.DEALER, ob.PHASE, ob.LEADER, ob.VOIDS,
-)
+
+
+# ----------------------------------------- reading one game (for agents compiled onto the state)
+@njit(cache=True)
+def phase_of(st, i):
+    return st[i, PHASE]
+
+
+@njit(cache=True)
+def seat_to_act(st, i):
+    return st[i, CURRENT]
+
+
+@njit(cache=True)
+def hand_of(st, i, seat):
+    """The cards (mask) ``seat`` still holds in game ``i``."""
+    return st[i, HAND0 + seat]
+
+
+@njit(cache=True)
+def contract_of(st, i):
+    """(trump suit, declarer), ``NO_SUIT`` for none (yet)."""
+    return st[i, TRUMP_SUIT], st[i, DECLARER]
+
+
+@njit(cache=True)
+def seat_counts(st, i):
+    """Per seat: (bids, tricks won this hand, voids as suit bits), each a 4-tuple."""
+    return ((st[i, BIDS0], st[i, BIDS0 + 1], st[i, BIDS0 + 2], st[i, BIDS0 + 3]),
+            (st[i, TBS0], st[i, TBS0 + 1], st[i, TBS0 + 2], st[i, TBS0 + 3]),
+            (st[i, VOID0], st[i, VOID0 + 1], st[i, VOID0 + 2], st[i, VOID0 + 3]))
+
+
+@njit(cache=True)
+def trick_so_far(st, plays, i):
+    """The current trick: (cards in it, their seats, their cards), seats and cards padded to three with 0."""
+    n = st[i, NPLAYED]
+    nt = n % 4
+    t0 = n - nt
+    seats = (np.int64(plays[i, t0, 0]) if nt > 0 else 0, np.int64(plays[i, t0 + 1, 0]) if nt > 1 else 0,
+             np.int64(plays[i, t0 + 2, 0]) if nt > 2 else 0)
+    played = (np.int64(plays[i, t0, 1]) if nt > 0 else 0, np.int64(plays[i, t0 + 1, 1]) if nt > 1 else 0,
+              np.int64(plays[i, t0 + 2, 1]) if nt > 2 else 0)
+    return nt, seats, played
 
 
 # ------------------------------------------------------------------ legality
+@njit(cache=True)
+def _led_suit(st, plays, i):
+    """The suit led to game ``i``'s current trick, ``NO_SUIT`` before its first card."""
+    n = st[i, NPLAYED]
+    if n % 4:
+        return np.int64(plays[i, n - n % 4, 1]) // SUIT_SIZE
+    return np.int64(rc.NO_SUIT)
+
+
 @njit(cache=True)
 def legal_sets(st, plays, i, rv):
     """(card bits, bits of the other actions shifted down by BID_BASE) legal for the seat to act in game ``i``."""
     phase = st[i, PHASE]
     if phase == PLAY:
-        hand = st[i, HAND0 + st[i, CURRENT]]
-        n = st[i, NPLAYED]
-        if n % 4:
-            led = np.int64(plays[i, n - n % 4, 1]) // 13
-            follow = hand & (SUIT_BITS << (13 * led))
-            if follow:
-                return follow, np.int64(0)
-        return hand, np.int64(0)
+        return rc.legal_cards(st[i, HAND0 + st[i, CURRENT]], _led_suit(st, plays, i)), np.int64(0)
     if phase == BIDDING:
         return np.int64(0), rc.bid_bits(rv, st[i, HIGH_BID], st[i, HIGH_BIDDER], st[i, NPASSED])
     if phase == TRUMP:
@@ -96,23 +138,26 @@ def view_parts(st, auc, plays, games, rv):
 
 # _BITS[b, j]: bit j of byte b, to write masks eight actions at a time
 _BITS = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.int8)
+CARD_BYTES = (NUM_CARDS + 7) // 8  # the card bits, rounded up to whole bytes (the bits past 51 are zero)
+OTHER_ACTIONS = NUM_ACTIONS - BID_BASE  # pass, bids, trump calls
+OTHER_BYTES, OTHER_TAIL = divmod(OTHER_ACTIONS, 8)
 
 
 @njit(cache=True)
 def legal_mask_row(st, plays, i, rv, out):
     """Write game ``i``'s int8[NUM_ACTIONS] action mask into ``out``."""
     cards, others = legal_sets(st, plays, i, rv)
-    for k in range(7):  # cards 0..55 (52..55 are zero bits)
+    for k in range(CARD_BYTES):
         b = (cards >> (8 * k)) & 255
         for j in range(8):
             out[8 * k + j] = _BITS[b, j]
-    for k in range(2):  # actions BID_BASE..BID_BASE+15 overwrite the zero bits above
+    for k in range(OTHER_BYTES):  # the other actions, from BID_BASE, overwrite the zero bits above
         b = (others >> (8 * k)) & 255
         for j in range(8):
             out[BID_BASE + 8 * k + j] = _BITS[b, j]
-    b = (others >> 16) & 3  # the last two actions
-    out[BID_BASE + 16] = _BITS[b, 0]
-    out[BID_BASE + 17] = _BITS[b, 1]
+    b = others >> (8 * OTHER_BYTES)  # the last few actions
+    for j in range(OTHER_TAIL):
+        out[BID_BASE + 8 * OTHER_BYTES + j] = _BITS[b, j]
 
 
 @njit(cache=True)
@@ -184,7 +229,7 @@ def deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, rv, obs, m
 
     ``dealers[k] >= 0`` starts a new game with that dealer (an episode reset);
     -1 continues the game, the dealer moving on when the last deal says so.
-    Cards go round one at a time from the dealer's left, as ``deal_cards``. Writes each game's first decision.
+    Cards go round as ``rules_core.deal_hands`` says, as for ``deal_cards``. Writes each game's first decision.
     """
     hands = np.zeros(4, dtype=np.int64)
     zeros = np.zeros(4, dtype=np.int64)
@@ -194,10 +239,7 @@ def deal_from_perms(st, auc, plays, tw, dealt, games, perms, dealers, rv, obs, m
             new_game(st, i, dealers[k], zeros, zeros)
         elif st[i, ROTATE]:
             st[i, DEALER] = (st[i, DEALER] + 1) % 4
-        dealer = st[i, DEALER]
-        hands[:] = 0
-        for j in range(NUM_CARDS):
-            hands[(dealer + 1 + j) % 4] |= np.int64(1) << perms[k, j]
+        hands[0], hands[1], hands[2], hands[3] = rc.deal_hands(st[i, DEALER], perms[k])
         exposed = perms[k, NUM_CARDS - 1] if rv[R_TRUMP] == T_LAST_CARD else rc.NO_SUIT
         start_deal(st, auc, plays, tw, dealt, i, hands, exposed, rv)
         _observe_game(st, auc, plays, i, rv, obs, mask, seat)
@@ -269,11 +311,8 @@ def _apply(st, auc, plays, tw, i, a, rv, rewards):
     phase = st[i, PHASE]
     if phase == PLAY:
         st[i, HAND0 + seat] &= ~(np.int64(1) << a)
+        st[i, VOID0 + seat] = rc.voids_after(st[i, VOID0 + seat], a, _led_suit(st, plays, i))
         n = st[i, NPLAYED]
-        if n % 4:
-            led = plays[i, n - n % 4, 1] // 13
-            if a // 13 != led:
-                st[i, VOID0 + seat] |= 1 << led
         plays[i, n, 0] = seat
         plays[i, n, 1] = a
         n += 1
@@ -299,36 +338,26 @@ def _apply(st, auc, plays, tw, i, a, rv, rewards):
         return GOES_ON
     # bidding
     _push_auction(st, auc, i, seat, a)
-    if rv[R_AUCTION] == A_INDIVIDUAL:
-        st[i, BIDS0 + seat] = a - BID_BASE
-        if st[i, AUC_LEN] < 4:  # each seat declares once
-            st[i, CURRENT] = (seat + 1) % 4
-            return GOES_ON
-        total = st[i, BIDS0] + st[i, BIDS0 + 1] + st[i, BIDS0 + 2] + st[i, BIDS0 + 3]
-        if total < rv[R_MIN_TOTAL]:
-            return _end_deal(st, i, rv, 1, -1, 1, rewards)
-        _start_play(st, i, rc.first_leader(rv, st[i, DEALER], -1))
-        return GOES_ON
     if a == PASS:
         st[i, PASSED_BITS] |= 1 << seat
         st[i, NPASSED] += 1
-        if st[i, NPASSED] == 4:
-            return _end_deal(st, i, rv, 1, -1, 0, rewards)
-        if st[i, NPASSED] == 3 and st[i, HIGH_BIDDER] >= 0:
-            _end_auction(st, i)
-            return GOES_ON
     else:
         b = a - BID_BASE
-        st[i, HIGH_BID] = b
-        st[i, HIGH_BIDDER] = seat
         st[i, BIDS0 + seat] = b
-        if b == NUM_TRICKS or st[i, NPASSED] == 3:
-            _end_auction(st, i)
-            return GOES_ON
-    nxt = (seat + 1) % 4
-    while (st[i, PASSED_BITS] >> nxt) & 1:
-        nxt = (nxt + 1) % 4
-    st[i, CURRENT] = nxt
+        if rv[R_AUCTION] != A_INDIVIDUAL:  # individual bids are not raised: no highest
+            st[i, HIGH_BID] = b
+            st[i, HIGH_BIDDER] = seat
+    total = st[i, BIDS0] + st[i, BIDS0 + 1] + st[i, BIDS0 + 2] + st[i, BIDS0 + 3]
+    where, nxt = rc.auction_after(rv, seat, st[i, AUC_LEN], st[i, HIGH_BID], st[i, HIGH_BIDDER], st[i, PASSED_BITS],
+                                  st[i, NPASSED], total)
+    if where == rc.CALLING:
+        st[i, CURRENT] = nxt
+    elif where == rc.CONTRACT:
+        _end_auction(st, i)
+    elif where == rc.OPEN_PLAY:
+        _start_play(st, i, rc.first_leader(rv, st[i, DEALER], -1))
+    else:
+        return _end_deal(st, i, rv, 1, -1, 1 if where == rc.BIDS_TOO_LOW else 0, rewards)
     return GOES_ON
 
 
@@ -403,50 +432,33 @@ def step_some(st, auc, plays, tw, games, actions, rv, rewards, outcome, obs, mas
 # ------------------------------------------------------------- observations
 @njit(cache=True)
 def write_obs_row(st, auc, plays, i, o, rv, row):
-    """Observer ``o``'s observation of game ``i``, equal to ``ObservationWriter.buf[o]``."""
-    row[:] = 0.0
-    hand = st[i, HAND0 + o]
-    for c in range(NUM_CARDS):
-        row[_HAND + c] = (hand >> c) & 1
+    """Observer ``o``'s observation of game ``i``, written from its stored state by the encoder of
+    :mod:`tarneeb_env.observation`: equal to ``ObservationWriter.buf[o]`` at the same point."""
+    row[:] = CLEAR
+    target = rv[R_TARGET]
+    put_deal(row, o, st[i, HAND0 + o], st[i, DEALER], target, st[i, EXPOSED], st[i, TRUMP_SUIT])
+    put_scores(row, o, st[i, SCORE0 : SCORE0 + 2], st[i, SSCORE0 : SSCORE0 + 4], target)
+    for k in range(st[i, AUC_LEN]):
+        seat, action = np.int64(auc[i, k, 0]), np.int64(auc[i, k, 1])
+        if action == PASS:
+            put_pass(row, o, seat, np.int64(auc[i, k, 2]))
+        elif action < TRUMP_BASE:
+            put_bid(row, o, seat, action - BID_BASE)
+    if st[i, DECLARER] >= 0:
+        put_contract(row, o, st[i, DECLARER], st[i, BID])
     n = st[i, NPLAYED]
     trick_start = n - n % 4
     for k in range(n):
-        rel = ((plays[i, k, 0] - o) & 3) * NUM_CARDS + plays[i, k, 1]
-        row[_PLAYED + rel] = 1.0
-        if k >= trick_start:
-            row[_TRICK + rel] = 1.0
-    for k in range(st[i, AUC_LEN]):
-        r = (auc[i, k, 0] - o) & 3
-        a = auc[i, k, 1]
-        if a == PASS:
-            row[_PASSED + r] = 1.0
-            row[_PASS_AT + r * _PASS_AT_STRIDE + auc[i, k, 2]] = 1.0
-        elif a < TRUMP_BASE:
-            row[_BIDS + r * _BIDS_STRIDE + a - BID_BASE - 1] = 1.0
-    if st[i, DECLARER] >= 0:
-        row[_DECLARER + ((st[i, DECLARER] - o) & 3)] = 1.0
-        row[_CONTRACT + st[i, BID] - 1] = 1.0
-    if st[i, TRUMP_SUIT] >= 0:
-        row[_TRUMP + st[i, TRUMP_SUIT]] = 1.0
-    if st[i, EXPOSED] >= 0:
-        row[_EXPOSED + st[i, EXPOSED]] = 1.0
-    team = o & 1
-    row[_TRICKS_TEAM] = st[i, TWON0 + team] / 13.0
-    row[_TRICKS_TEAM + 1] = st[i, TWON0 + 1 - team] / 13.0
-    target = rv[R_TARGET]
-    row[_SCORES] = st[i, SCORE0 + team] / target
-    row[_SCORES + 1] = st[i, SCORE0 + 1 - team] / target
+        put_play(row, o, np.int64(plays[i, k, 0]), np.int64(plays[i, k, 1]), k >= trick_start)
+    put_team_tricks(row, o, st[i, TWON0 : TWON0 + 2])
     for s in range(4):
-        r = (s - o) & 3
-        row[_TRICKS_SEAT + r] = st[i, TBS0 + s] / 13.0
-        row[_SEAT_SCORES + r] = st[i, SSCORE0 + s] / target
+        put_seat_tricks(row, o, s, st[i, TBS0 + s])
         for u in range(4):
-            row[_VOIDS + r * 4 + u] = (st[i, VOID0 + s] >> u) & 1
-    row[_TARGET] = target / 100.0
-    row[_DEALER + ((st[i, DEALER] - o) & 3)] = 1.0
-    row[_PHASE + st[i, PHASE]] = 1.0
+            if (st[i, VOID0 + s] >> u) & 1:
+                put_void(row, o, s, u)
+    put_phase(row, st[i, PHASE], SET)
     if st[i, LEADER] >= 0:
-        row[_LEADER + ((st[i, LEADER] - o) & 3)] = 1.0
+        put_leader(row, o, st[i, LEADER], SET)
 
 
 @njit(cache=True)
@@ -481,4 +493,4 @@ def sample_legal(mask, u, out):
 
 
 # these kernels compile in rules_core, observation and cards: recompile when one of them has changed
-drop_stale_cache(globals(), [rc.__file__, ob.__file__, cards.__file__], "batch_kernels")
+drop_stale_cache(globals(), [rc.__file__, observation.__file__, cards.__file__], "batch_kernels")

@@ -17,6 +17,7 @@ from __future__ import annotations
 NUM_CARDS = 52
 NUM_SEATS = 4
 NUM_TRICKS = 13
+SUIT_SIZE = 13  # cards of each suit: card c is rank c % SUIT_SIZE of suit c // SUIT_SIZE
 NUM_ACTIONS = 70
 PASS = 52
 BID_BASE = 52
@@ -27,7 +28,7 @@ SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
-SUIT_MASK = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+SUIT_MASK = tuple(((1 << SUIT_SIZE) - 1) << (SUIT_SIZE * s) for s in range(4))  # each suit's card bits
 FULL_DECK = (1 << 52) - 1
 
 

@@ -6,20 +6,18 @@ from typing import Optional
 import numpy as np
 
 from .cards import FULL_DECK, NUM_CARDS, NUM_TRICKS, cards_of, mask_of
+from .rules_core import deal_hands
 
 
 def deal_cards(rng: np.random.Generator, dealer: int) -> tuple[list[int], int]:
     """Shuffle and deal one card at a time starting left of the dealer.
 
     Returns the four hands as bit masks and the last card dealt (the dealer's),
-    which ``trump: last_card`` exposes. (The batch engine deals the same
-    permutation in its kernels.)
+    which ``trump: last_card`` exposes. The order is :func:`rules_core.deal_hands`, which the batch
+    engine's kernels call on the same permutation.
     """
-    perm = rng.permutation(NUM_CARDS)
-    hands = [0, 0, 0, 0]
-    for i, card in enumerate(perm.tolist()):
-        hands[(dealer + 1 + i) % 4] |= 1 << card
-    return hands, int(perm[-1])
+    perm = rng.permutation(NUM_CARDS).tolist()
+    return list(deal_hands(dealer, perm)), perm[-1]
 
 
 def validate_deal(deal, dealer: int, exposed_card: Optional[int]) -> tuple[list[int], Optional[int]]:

@@ -8,9 +8,10 @@ episodes. Legal actions are kept as one 70-bit int, recomputed once per
 transition; an optional observation writer is told of every event so it can
 update observations incrementally.
 
-Every rule that decides an outcome (legal bids, first leader, trick winner,
-scoring, game winner) is a function of :mod:`tarneeb_env.rules_core`, shared
-with the batch kernels; this class moves the state between those calls.
+Every rule that decides an outcome (the deal order, legal bids and cards, where
+the auction goes, voids, first leader, trick winner, scoring, game winner) is a
+function of :mod:`tarneeb_env.rules_core`, shared with the batch kernels; this
+class stores what those return and tells the writer.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import rules_core as rc
-from .cards import BID_BASE, NUM_ACTIONS, NUM_TRICKS, PASS, SUIT_MASK, TRUMP_BASE, action_str, cards_of
+from .cards import BID_BASE, NUM_ACTIONS, NUM_TRICKS, PASS, SUIT_SIZE, TRUMP_BASE, action_str, cards_of
 from .deal import deal_cards, draw_deal  # noqa: F401 (deal_cards re-exported)
 from .record import hand_record
 from .rules import Rules
@@ -99,7 +100,8 @@ class TarneebGame:
         self.exposed_card = exposed
         self.deals += 1
         self.auction: list[tuple[int, int]] = []
-        self.passed = [False] * 4
+        self.passed_bits = 0  # bit s: seat s has passed (passes are final)
+        self.npassed = 0
         self.high_bid = 0
         self.high_bidder = -1
         self.bids = [0, 0, 0, 0]
@@ -136,14 +138,10 @@ class TarneebGame:
     def _set_legal(self) -> None:
         phase = self.phase
         if phase == PLAY:
-            hand = self.hands[self.current]
-            if self.trick:
-                follow = hand & SUIT_MASK[self.trick[0][1] // 13]
-                self.legal = follow or hand
-            else:
-                self.legal = hand
+            led = self.trick[0][1] // SUIT_SIZE if self.trick else rc.NO_SUIT
+            self.legal = rc.legal_cards(self.hands[self.current], led)
         elif phase == BIDDING:
-            self.legal = rc.bid_bits(self._rv, self.high_bid, self.high_bidder, sum(self.passed)) << BID_BASE
+            self.legal = rc.bid_bits(self._rv, self.high_bid, self.high_bidder, self.npassed) << BID_BASE
         elif phase == TRUMP:
             self.legal = rc.TRUMP_BITS << BID_BASE
         else:
@@ -180,43 +178,31 @@ class TarneebGame:
         seat = self.current
         self.auction.append((seat, action))
         w = self.writer
-        if self.rules.auction == "individual":
-            b = action - BID_BASE
-            self.bids[seat] = b
-            if w is not None:
-                w.on_bid(seat, b)
-            if len(self.auction) < 4:  # each seat declares once
-                self.current = (seat + 1) % 4
-                self._set_legal()
-                return None
-            if sum(self.bids) < self.rules.min_total_bids:
-                return self._throw_in(next_dealer=True)
-            self._start_play(rc.first_leader(self._rv, self.dealer, -1))
-            return None
         if action == PASS:
-            self.passed[seat] = True
+            self.passed_bits |= 1 << seat
+            self.npassed += 1
             if w is not None:
                 w.on_pass(seat, self.high_bid)
-            npassed = sum(self.passed)
-            if npassed == 4:
-                return self._throw_in(next_dealer=False)
-            if npassed == 3 and self.high_bidder >= 0:
-                return self._end_auction()
         else:
             b = action - BID_BASE
-            self.high_bid = b
-            self.high_bidder = seat
             self.bids[seat] = b
+            if self._rv[rc.R_AUCTION] != rc.A_INDIVIDUAL:  # individual bids are not raised: no highest
+                self.high_bid = b
+                self.high_bidder = seat
             if w is not None:
                 w.on_bid(seat, b)
-            if b == NUM_TRICKS or sum(self.passed) == 3:
-                return self._end_auction()
-        nxt = (seat + 1) % 4
-        while self.passed[nxt]:
-            nxt = (nxt + 1) % 4
-        self.current = nxt
-        self._set_legal()
-        return None
+        where, seat = rc.auction_after(self._rv, seat, len(self.auction), self.high_bid, self.high_bidder,
+                                       self.passed_bits, self.npassed, sum(self.bids))
+        if where == rc.CALLING:
+            self.current = seat
+            self._set_legal()
+            return None
+        if where == rc.CONTRACT:
+            return self._end_auction()
+        if where == rc.OPEN_PLAY:
+            self._start_play(rc.first_leader(self._rv, self.dealer, -1))
+            return None
+        return self._throw_in(next_dealer=where == rc.BIDS_TOO_LOW)
 
     def _end_auction(self) -> None:  # returns None so _bid can `return` it
         self.declarer = self.high_bidder
@@ -250,14 +236,14 @@ class TarneebGame:
         seat = self.current
         self.hands[seat] &= ~(1 << card)
         trick = self.trick
-        if trick:
-            led = trick[0][1] // 13
-            if card // 13 != led:  # failed to follow: everyone now knows the seat holds none of the suit led
-                self.voids[seat] |= 1 << led
-                if self.writer is not None:
-                    self.writer.on_void(seat, led)
-        else:
-            led = card // 13
+        led = trick[0][1] // SUIT_SIZE if trick else rc.NO_SUIT
+        voids = rc.voids_after(self.voids[seat], card, led)
+        if voids != self.voids[seat]:
+            self.voids[seat] = voids
+            if self.writer is not None:
+                self.writer.on_void(seat, led)
+        if not trick:
+            led = card // SUIT_SIZE
         play = (seat, card)
         trick.append(play)
         self.played.append(play)
@@ -267,8 +253,7 @@ class TarneebGame:
         if len(trick) < 4:
             seat = (seat + 1) & 3
             self.current = seat
-            hand = self.hands[seat]
-            self.legal = (hand & SUIT_MASK[led]) or hand
+            self.legal = rc.legal_cards(self.hands[seat], led)
             return None
         (leader, c0), (_, c1), (_, c2), (_, c3) = trick
         winner = rc.trick_winner(leader, c0, c1, c2, c3, self.trump)  # the trump is known once play starts

@@ -32,13 +32,18 @@ block              size  content
                          it does not say which cards fell in one trick
 =================  ====  =====================================================
 
-Nothing in it depends on cards another seat still holds. The writer keeps one
-row per observer and updates all four on each event (a handful of element
-writes per decision), so reading an observation is a copy, not a rebuild.
+Nothing in it depends on cards another seat still holds. The encoder is one
+function per fact of the game (``put_*`` below), the only code that knows this
+layout. ``ObservationWriter`` keeps one row per observer and calls them for all
+four on each event (a handful of element writes per decision), so reading an
+observation is a copy, not a rebuild; the batch kernels call the same functions
+for the one row of the seat to act.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 
 LAYOUT = (
     ("hand", 52),
@@ -61,6 +66,7 @@ LAYOUT = (
     ("leader", 4),
     ("voids", 16),
 )
+SIZES: dict[str, int] = dict(LAYOUT)
 OFFSETS: dict[str, int] = {}
 _o = 0
 for _name, _size in LAYOUT:
@@ -76,117 +82,184 @@ DECLARER, CONTRACT, TRUMP, EXPOSED = OFFSETS["declarer"], OFFSETS["contract"], O
 TRICKS_TEAM, TRICKS_SEAT = OFFSETS["tricks_team"], OFFSETS["tricks_seat"]
 SCORES, SEAT_SCORES, TARGET = OFFSETS["scores"], OFFSETS["seat_scores"], OFFSETS["target"]
 DEALER, PHASE, LEADER, VOIDS = OFFSETS["dealer"], OFFSETS["phase"], OFFSETS["leader"], OFFSETS["voids"]
-# Per-seat row lengths of the auction blocks, for every writer of them (here, the batch kernel, the contract7
-# view): ``bids`` holds bid b at b-1 (b = 1..13), ``pass_at`` the highest bid passed over (0..13).
-BIDS_STRIDE = dict(LAYOUT)["bids"] // 4
-PASS_AT_STRIDE = dict(LAYOUT)["pass_at"] // 4
-assert (BIDS_STRIDE, PASS_AT_STRIDE) == (13, 14)
+# Per-seat row lengths of the blocks by relative seat: ``bids`` holds bid b at b-1 (b = 1..13), ``pass_at`` the
+# highest bid passed over (0..13), ``voids`` one flag per suit.
+BIDS_STRIDE = SIZES["bids"] // NUM_SEATS
+PASS_AT_STRIDE = SIZES["pass_at"] // NUM_SEATS
+VOIDS_STRIDE = SIZES["voids"] // NUM_SEATS
+assert (BIDS_STRIDE, PASS_AT_STRIDE, VOIDS_STRIDE) == (13, 14, 4)
+TARGET_SCALE = 100.0  # the target block holds target_score / TARGET_SCALE
 
-# REL[o][s]: relative seat of absolute seat s seen by observer o.
-REL = tuple(tuple((s - o) % 4 for s in range(4)) for o in range(4))
-_OBSERVERS = np.arange(4)
+TRICK_END = TRICK + SIZES["trick"]
+AUCTION_BLOCKS = slice(BIDS, CONTRACT + SIZES["contract"])  # bids, passed, pass_at, declarer, contract
+assert [name for name, _ in LAYOUT].index("contract") - [name for name, _ in LAYOUT].index("bids") == 4
+
+NONE = -1  # no exposed card, no trump (yet), no seat
+CLEAR, SET = 0.0, 1.0
+
+
+# ---- the encoder: what each fact of a game writes into observer ``o``'s row (float32[OBS_SIZE], zeroed at the
+# deal). The only code that knows the layout: ObservationWriter calls these for the four rows as events happen,
+# the batch kernels (which compile them in) for one row from a game's stored state, and the contract7 view of
+# agents.model writes its auction with them. Plain arithmetic on ints and arrays, so numba compiles them.
+def put_deal(row, o, hand, dealer, target, exposed, trump):
+    """A deal's first facts: the hand (a card mask), the dealer, the target, the exposed card and the trump
+    fixed before any call (``NONE`` for none)."""
+    for c in range(NUM_CARDS):  # every bit, not a loop over the cards held: no branch for the kernels to miss
+        row[HAND + c] = (hand >> c) & 1
+    row[DEALER + ((dealer - o) & 3)] = SET
+    row[TARGET] = target / TARGET_SCALE
+    if exposed >= 0:
+        row[EXPOSED + exposed] = SET
+    if trump >= 0:
+        row[TRUMP + trump] = SET
+
+
+def put_scores(row, o, scores, seat_scores, target):
+    """The game scores (us, them) and each relative seat's score, as fractions of the target."""
+    team = o & 1
+    row[SCORES] = scores[team] / target
+    row[SCORES + 1] = scores[1 - team] / target
+    for s in range(4):
+        row[SEAT_SCORES + ((s - o) & 3)] = seat_scores[s] / target
+
+
+def put_phase(row, phase, value):
+    row[PHASE + phase] = value
+
+
+def put_bid(row, o, seat, bid):
+    row[BIDS + ((seat - o) & 3) * BIDS_STRIDE + bid - 1] = SET
+
+
+def put_pass(row, o, seat, high_bid):
+    """``seat`` passed over the highest bid ``high_bid`` (0: none yet)."""
+    r = (seat - o) & 3
+    row[PASSED + r] = SET
+    row[PASS_AT + r * PASS_AT_STRIDE + high_bid] = SET
+
+
+def put_contract(row, o, declarer, bid):
+    row[DECLARER + ((declarer - o) & 3)] = SET
+    row[CONTRACT + bid - 1] = SET
+
+
+def put_trump(row, suit):
+    row[TRUMP + suit] = SET
+
+
+def put_leader(row, o, seat, value):
+    row[LEADER + ((seat - o) & 3)] = value
+
+
+def put_play(row, o, seat, card, in_trick):
+    """``seat`` played ``card`` (to the current trick when ``in_trick``); it leaves the hand if it was ``o``'s."""
+    if seat == o:
+        row[HAND + card] = CLEAR
+    rel = ((seat - o) & 3) * NUM_CARDS + card
+    row[PLAYED + rel] = SET
+    if in_trick:
+        row[TRICK + rel] = SET
+
+
+def clear_trick(row):
+    row[TRICK:TRICK_END] = CLEAR
+
+
+def put_void(row, o, seat, suit):
+    row[VOIDS + ((seat - o) & 3) * VOIDS_STRIDE + suit] = SET
+
+
+def put_team_tricks(row, o, tricks_won):
+    """Tricks won this hand by (us, them), of 13."""
+    team = o & 1
+    row[TRICKS_TEAM] = tricks_won[team] / NUM_TRICKS
+    row[TRICKS_TEAM + 1] = tricks_won[1 - team] / NUM_TRICKS
+
+
+def put_seat_tricks(row, o, seat, tricks):
+    row[TRICKS_SEAT + ((seat - o) & 3)] = tricks / NUM_TRICKS
+
+
+ENCODER = (put_deal, put_scores, put_phase, put_bid, put_pass, put_contract, put_trump, put_leader, put_play,
+           clear_trick, put_void, put_team_tricks, put_seat_tricks)
+"""What the batch kernels compile in (:mod:`tarneeb_env.batch_kernels` registers each with numba)."""
 
 
 class ObservationWriter:
-    """Keeps ``buf[o]`` equal to observer ``o``'s observation, event by event."""
+    """Keeps ``buf[o]`` equal to observer ``o``'s observation, event by event, with the encoder above."""
 
     def __init__(self):
         self.buf = np.zeros((4, OBS_SIZE), dtype=np.float32)
-        self._flat = self.buf.reshape(-1)
-        self.leader = -1
-        self.phase_index = -1
+        self.rows = tuple(self.buf)
+        self.leader = NONE
+        self.phase_index = NONE
 
     def __getstate__(self):
         return {"buf": self.buf, "leader": self.leader, "phase_index": self.phase_index}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._flat = self.buf.reshape(-1)  # a view must be re-made: pickle copies it
-
-    def _set_all(self, base: int, seat: int, stride: int, offset: int, value: float = 1.0) -> None:
-        """Write ``value`` at ``base + rel(seat)*stride + offset`` in all four rows."""
-        flat = self._flat
-        for o in range(4):
-            flat[o * OBS_SIZE + base + ((seat - o) & 3) * stride + offset] = value
+        self.rows = tuple(self.buf)  # views must be re-made: pickle copies them
 
     def on_deal(self, game) -> None:
-        buf = self.buf
-        buf.fill(0.0)
+        self.buf.fill(CLEAR)
         target = game.rules.target_score
-        for o in range(4):
-            hand = game.hands[o]
-            c = 0
-            while hand:
-                if hand & 1:
-                    buf[o, HAND + c] = 1.0
-                hand >>= 1
-                c += 1
-            buf[o, SCORES] = game.scores[o & 1] / target
-            buf[o, SCORES + 1] = game.scores[1 - (o & 1)] / target
-            for s in range(4):
-                buf[o, SEAT_SCORES + REL[o][s]] = game.seat_scores[s] / target
-            buf[o, DEALER + REL[o][game.dealer]] = 1.0
-        buf[:, TARGET] = target / 100.0
-        if game.exposed_card is not None:
-            buf[:, EXPOSED + game.exposed_card] = 1.0
-        if game.trump is not None:
-            buf[:, TRUMP + game.trump] = 1.0
-        self.leader = -1
-        self.phase_index = -1
+        exposed = NONE if game.exposed_card is None else game.exposed_card
+        trump = NONE if game.trump is None else game.trump
+        for o, row in enumerate(self.rows):
+            put_deal(row, o, game.hands[o], game.dealer, target, exposed, trump)
+            put_scores(row, o, game.scores, game.seat_scores, target)
+        self.leader = NONE
+        self.phase_index = NONE
 
     def on_phase(self, game) -> None:
-        if self.phase_index >= 0:
-            self.buf[:, PHASE + self.phase_index] = 0.0
+        for row in self.rows:
+            if self.phase_index >= 0:
+                put_phase(row, self.phase_index, CLEAR)
+            put_phase(row, game.phase, SET)
         self.phase_index = game.phase
-        self.buf[:, PHASE + game.phase] = 1.0
 
     def on_bid(self, seat: int, bid: int) -> None:
-        self._set_all(BIDS, seat, BIDS_STRIDE, bid - 1)
+        for o, row in enumerate(self.rows):
+            put_bid(row, o, seat, bid)
 
     def on_pass(self, seat: int, high_bid: int) -> None:
-        self._set_all(PASSED, seat, 1, 0)
-        self._set_all(PASS_AT, seat, PASS_AT_STRIDE, high_bid)
+        for o, row in enumerate(self.rows):
+            put_pass(row, o, seat, high_bid)
 
     def on_contract(self, declarer: int, bid: int) -> None:
-        self._set_all(DECLARER, declarer, 1, 0)
-        self.buf[:, CONTRACT + bid - 1] = 1.0
+        for o, row in enumerate(self.rows):
+            put_contract(row, o, declarer, bid)
 
     def on_trump(self, suit: int) -> None:
-        self.buf[:, TRUMP + suit] = 1.0
+        for row in self.rows:
+            put_trump(row, suit)
 
     def on_leader(self, seat: int) -> None:
-        if self.leader >= 0:
-            self._set_all(LEADER, self.leader, 1, 0, 0.0)
+        for o, row in enumerate(self.rows):
+            if self.leader >= 0:
+                put_leader(row, o, self.leader, CLEAR)
+            put_leader(row, o, seat, SET)
         self.leader = seat
-        self._set_all(LEADER, seat, 1, 0)
 
     def on_play(self, seat: int, card: int) -> None:
-        flat = self._flat
-        flat[seat * OBS_SIZE + HAND + card] = 0.0
-        for o in range(4):
-            rel = ((seat - o) & 3) * 52 + card
-            row = o * OBS_SIZE
-            flat[row + PLAYED + rel] = 1.0
-            flat[row + TRICK + rel] = 1.0
+        for o, row in enumerate(self.rows):
+            put_play(row, o, seat, card, True)
 
     def on_void(self, seat: int, suit: int) -> None:
-        self._set_all(VOIDS, seat, 4, suit)
+        for o, row in enumerate(self.rows):
+            put_void(row, o, seat, suit)
 
     def on_trick_end(self, winner: int, cards, tricks_won, tricks_by_seat) -> None:
-        buf = self.buf
-        buf[:, TRICK : TRICK + 208] = 0.0
-        for o in range(4):
-            team = o & 1
-            buf[o, TRICKS_TEAM] = tricks_won[team] / 13.0
-            buf[o, TRICKS_TEAM + 1] = tricks_won[1 - team] / 13.0
-            buf[o, TRICKS_SEAT + ((winner - o) & 3)] = tricks_by_seat[winner] / 13.0
+        for o, row in enumerate(self.rows):
+            clear_trick(row)
+            put_team_tricks(row, o, tricks_won)
+            put_seat_tricks(row, o, winner, tricks_by_seat[winner])
         self.on_leader(winner)
 
     def on_hand_end(self, game) -> None:
         target = game.rules.target_score
-        for o in range(4):
-            self.buf[o, SCORES] = game.scores[o & 1] / target
-            self.buf[o, SCORES + 1] = game.scores[1 - (o & 1)] / target
-            for s in range(4):
-                self.buf[o, SEAT_SCORES + REL[o][s]] = game.seat_scores[s] / target
+        for o, row in enumerate(self.rows):
+            put_scores(row, o, game.scores, game.seat_scores, target)
         self.on_phase(game)

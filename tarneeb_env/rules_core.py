@@ -3,9 +3,11 @@
 ``TarneebGame`` (:mod:`tarneeb_env.game`, plain Python) and the batch kernels
 (:mod:`tarneeb_env.batch_kernels`, numba) keep their state differently, one game
 of Python ints and lists against struct-of-arrays, but every rule that decides
-an outcome lives here: the legal bids, the first leader, the trick winner, the
-three scorings, the game winner, the rewards and whether an episode ends. The
-state machines around them only move state and call these.
+an outcome lives here: the deal order, the legal bids and cards, where the
+auction goes after each call (the next caller, a contract, a throw-in), the
+voids a card reveals, the first leader, the trick winner, the three scorings,
+the game winner, the rewards and whether an episode ends. The state machines
+around them only store what these return.
 
 Why shared functions rather than ``raw_env`` as a one-game view of the numba
 state: the Python engine stays a readable phase machine that tools (``play.py``,
@@ -18,18 +20,22 @@ so the kernels compile them in and keep their speed. That asks of this module
 what numba can compile: ints, tuples and arrays indexed, no Python objects.
 
 Rule options arrive as the ints of :func:`rule_vector` (``rv[R_...]``): a tuple
-from Python, an int64 array in the kernels.
+from Python, an int64 array in the kernels. The episode settings (``R_EPISODE_GAME``
+and after) are only in an env's vector (:func:`env_vector`): ``Rules.vector`` stops
+before them, so a rule read with the rules alone, such as :func:`deal_outcome`, fails
+at once instead of reading a made-up ``max_hands``.
 """
 from __future__ import annotations
 
-from .cards import BID_BASE, NUM_TRICKS, TRUMP_BASE
+from .cards import BID_BASE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SUIT_MASK, SUIT_SIZE, TRUMP_BASE
 
 BIDDING, TRUMP, PLAY, DONE = 0, 1, 2, 3
 PHASES = ("bidding", "trump", "play", "done")
 HEARTS = 2
-NO_SUIT = -1  # no trump (yet), no exposed card, no seat
+NO_SUIT = -1  # no trump (yet), no exposed card, no suit led, no seat
+SUIT_BITS = SUIT_MASK[0]  # suit u's cards are SUIT_BITS << (SUIT_SIZE * u): one shift, no tuple, in the kernels
 
-# ---- the rule vector
+# ---- the rule vector: the rule options, then (an env's vector only) its episode settings
 (R_TARGET, R_ELDEST_LEADS, R_DEFENDERS_ALWAYS, R_KABOOT, R_BID13_WINS, R_DEALER_BIDS, R_MIN_BID, R_AUCTION, R_TRUMP,
  R_MIN_TOTAL, R_EPISODE_GAME, R_REWARD_WIN, R_MAX_HANDS) = range(13)
 KABOOT_MODES = ("bonus", "double", "plain")
@@ -39,14 +45,17 @@ K_BONUS, K_DOUBLE, K_PLAIN = 0, 1, 2
 A_TEAM, A_INDIVIDUAL, A_NONE = 0, 1, 2
 T_DECLARER, T_LAST_CARD, T_HEARTS = 0, 1, 2
 
+# ---- where the auction goes after a call (auction_after)
+CALLING, CONTRACT, OPEN_PLAY, ALL_PASSED, BIDS_TOO_LOW = range(5)
+
 # ---- what the end of a deal means for the episode
 GOES_ON, NEXT_DEAL, TERMINATED, TRUNCATED = 0, 1, 2, 3
 
 TRUMP_BITS = 0xF << (TRUMP_BASE - BID_BASE)  # the four trump calls in the bits of actions BID_BASE..
 
 
-def rule_vector(rules, episode: str = "hand", reward: str = "score_diff", max_hands: int = 0) -> tuple[int, ...]:
-    """The rule options (and an env's episode settings) as the ints these functions read: a tuple for
+def rule_vector(rules) -> tuple[int, ...]:
+    """The rule options as the ints these functions read (``R_TARGET`` .. ``R_MIN_TOTAL``): a tuple for
     Python callers (plain ints, fast to index), ``np.array(..., np.int64)`` for the kernels."""
     return tuple(
         int(x) for x in [
@@ -60,11 +69,33 @@ def rule_vector(rules, episode: str = "hand", reward: str = "score_diff", max_ha
             AUCTION_MODES.index(rules.auction),
             TRUMP_MODES.index(rules.trump),
             rules.min_total_bids,
-            episode == "game",
-            reward == "win",
-            max_hands,
         ]
     )
+
+
+def env_vector(rules, episode: str, reward: str, max_hands: int) -> tuple[int, ...]:
+    """An env's vector: :func:`rule_vector` and its episode settings, which :func:`team0_reward` and
+    :func:`deal_outcome` read. No defaults: a made-up ``max_hands`` would truncate every episode."""
+    return rules.vector + (int(episode == "game"), int(reward == "win"), int(max_hands))
+
+
+# -------------------------------------------------------------------- deal
+def deal_hands(dealer, perm):
+    """The four hands (bit masks) dealt from the shuffle ``perm`` (52 cards, a list or an array): one card at
+    a time, starting left of the dealer, so the last card (``perm[51]``) is the dealer's."""
+    h0, h1, h2, h3 = 0, 0, 0, 0
+    for j in range(NUM_CARDS):
+        bit = 1 << perm[j]
+        seat = (dealer + 1 + j) % NUM_SEATS
+        if seat == 0:
+            h0 |= bit
+        elif seat == 1:
+            h1 |= bit
+        elif seat == 2:
+            h2 |= bit
+        else:
+            h3 |= bit
+    return h0, h1, h2, h3
 
 
 # ----------------------------------------------------------------- auction
@@ -81,6 +112,32 @@ def bid_bits(rv, high_bid, high_bidder, npassed):
     if rv[R_DEALER_BIDS] and high_bidder < 0 and npassed == 3:
         return bids
     return bids | 1
+
+
+def auction_after(rv, seat, ncalls, high_bid, high_bidder, passed_bits, npassed, total_bids):
+    """Where the auction goes after ``seat``'s call, read from the state with the call in it:
+    ``(CALLING, next seat to call)``, ``(CONTRACT, declarer)``, ``(OPEN_PLAY, NO_SUIT)`` (no declarer: play
+    starts), ``(ALL_PASSED, NO_SUIT)`` or ``(BIDS_TOO_LOW, NO_SUIT)`` (thrown in; the dealer moves on only
+    after the second).
+
+    Individual bidding: each seat declares once, then play starts unless the bids total less than
+    ``min_total_bids``. Team auction: passes are final; four passes throw the deal in; a bid of 13, or a
+    third pass behind a bid, wins the contract; else the next seat that has not passed calls.
+    """
+    if rv[R_AUCTION] == A_INDIVIDUAL:
+        if ncalls < NUM_SEATS:
+            return CALLING, (seat + 1) % NUM_SEATS
+        if total_bids < rv[R_MIN_TOTAL]:
+            return BIDS_TOO_LOW, NO_SUIT
+        return OPEN_PLAY, NO_SUIT
+    if npassed == NUM_SEATS:
+        return ALL_PASSED, NO_SUIT
+    if high_bidder >= 0 and (npassed == NUM_SEATS - 1 or high_bid == NUM_TRICKS):
+        return CONTRACT, high_bidder
+    nxt = (seat + 1) % NUM_SEATS
+    while (passed_bits >> nxt) & 1:
+        nxt = (nxt + 1) % NUM_SEATS
+    return CALLING, nxt
 
 
 def first_leader(rv, dealer, declarer):
@@ -101,6 +158,24 @@ def fixed_trump(rv, exposed):
 
 
 # -------------------------------------------------------------------- play
+def legal_cards(hand, led):
+    """The cards (bits) ``hand`` may play to a trick led in suit ``led`` (``NO_SUIT``: leading): that suit
+    when the hand holds it, else any card."""
+    if led != NO_SUIT:
+        follow = hand & (SUIT_BITS << (SUIT_SIZE * led))
+        if follow:
+            return follow
+    return hand
+
+
+def voids_after(voids, card, led):
+    """A seat's voids (bit u: known to hold no card of suit u) after it plays ``card`` to a trick led in
+    ``led``: failing to follow shows it holds none of the suit led."""
+    if led != NO_SUIT and card // SUIT_SIZE != led:
+        return voids | (1 << led)
+    return voids
+
+
 def trick_winner(leader, c0, c1, c2, c3, trump):
     """Seat that wins the trick ``leader`` led with ``c0`` (then ``c1``..``c3`` in turn): the highest trump,
     else the highest card of the suit led. ``trump`` is a suit or ``NO_SUIT``."""
@@ -230,6 +305,7 @@ def deal_outcome(rv, game_over, thrown_in, deals):
 
 # what the kernels compile in (tarneeb_env.batch_kernels registers each with numba)
 KERNEL_RULES = (
-    bid_bits, first_leader, fixed_trump, trick_winner, individual_bid_value, team_score, no_auction_points,
-    score_hand, _individual_delta, game_winner, team0_reward, deal_outcome,
+    deal_hands, bid_bits, auction_after, first_leader, legal_cards, voids_after, fixed_trump, trick_winner,
+    individual_bid_value, team_score, no_auction_points, score_hand, _individual_delta, game_winner, team0_reward,
+    deal_outcome,
 )

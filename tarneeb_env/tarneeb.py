@@ -177,7 +177,7 @@ class raw_env(AECEnv):
         self.episode = episode
         self.reward_mode = reward
         self.max_hands = max_hands
-        self._rv = rc.rule_vector(self.rules, episode, reward, max_hands)
+        self._rv = rc.env_vector(self.rules, episode, reward, max_hands)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         obs_space = _observation_space()

@@ -626,7 +626,7 @@ def test_hand_is_sorted_by_suit_with_red_hearts_and_diamonds():
 
 def test_default_players_are_the_shipped_agent_for_the_rules_else_rule(tmp_path, monkeypatch, unshipped_rules):
     from agents import shipped
-    from playing import cli as play
+    from playing import table_setup as play
     from tarneeb_env import make_rules
 
     classic = make_rules("classic")

@@ -30,6 +30,9 @@ class FakeTables:
         self.view_calls.append(list(tables))
         return [("view", i) for i in tables]
 
+    def batch_env(self):
+        return None
+
 
 class Recorder(Agent):
     """Answers each table with its only legal action; notes every call."""

@@ -7,6 +7,10 @@ losses read. Warm-start (teacher) rows have no behaviour policy: their
 ``logp`` and ``values`` are 0, so ``advantages`` equal ``returns``. ``priv``
 (the other seats' cards at each decision) is there only for a privileged
 critic (``model.critic: privileged``); it is ``None`` otherwise.
+
+:func:`schema` (dtype and row shape of each field) is the one description of a
+row: the rollout's :class:`~training.rollout.Storage`, the warm start and the
+rollout process's shared memory all allocate from it.
 """
 from __future__ import annotations
 
@@ -17,7 +21,23 @@ from typing import Any
 import numpy as np
 import torch
 
+from tarneeb_env import NUM_ACTIONS, OBS_SIZE
+from tarneeb_env.privileged import PRIV_SIZE
+
 DATA = ("obs", "mask", "actions", "logp", "values", "advantages", "returns")
+_FIELDS = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (NUM_ACTIONS,)), "actions": (np.int64, ()),
+           "logp": (np.float32, ()), "values": (np.float32, ()), "advantages": (np.float32, ()),
+           "returns": (np.float32, ()), "priv": (np.float32, (PRIV_SIZE,))}
+
+
+def schema(privileged: bool, fields: Sequence[str] = DATA) -> dict[str, tuple[type, tuple[int, ...]]]:
+    """``{field: (dtype, row shape)}`` of ``fields``, and ``priv`` (the hidden hands) with a privileged critic."""
+    return {f: _FIELDS[f] for f in (*fields, "priv") if f != "priv" or privileged}
+
+
+def allocate(lead: tuple[int, ...], privileged: bool, fields: Sequence[str] = DATA) -> dict[str, np.ndarray]:
+    """Zeroed arrays of shape ``lead + row shape`` for :func:`schema`'s fields."""
+    return {f: np.zeros((*lead, *shape), dtype=dt) for f, (dt, shape) in schema(privileged, fields).items()}
 
 
 @dataclass

@@ -23,10 +23,10 @@ from agents.model import ActorCritic, log_probs_entropy, phase_of
 from agents.seating import BatchTables, Seating
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
-from tarneeb_env.privileged import PRIV_SIZE
 
 from .batch import Batch
 from .ppo import gae_per_seat, minibatch_steps
+from .rollout import Storage
 from .seeds import teacher_seeds
 
 
@@ -50,31 +50,21 @@ class TeacherRollout:
         games = list(range(N))
         obs, mask, seat = self.env.reset(seed=deal_seed)
         engine = BatchTables(self.env, obs, mask)
-        all_obs = np.zeros((T, N, obs.shape[1]), dtype=np.float32)
-        all_mask = np.zeros((T, N, mask.shape[1]), dtype=bool)
-        all_priv = np.zeros((T, N, PRIV_SIZE if self.privileged else 0), dtype=np.float32)
-        actions = np.zeros((T, N), dtype=np.int64)
-        seats = np.zeros((T, N), dtype=np.int64)
-        rewards = np.zeros((T, N, 4), dtype=np.float32)
-        dones = np.zeros((T, N), dtype=bool)
+        st = Storage(T, N, self.privileged)  # the rollout's storage; logp and values stay 0: no behaviour policy
         for t in range(T):
-            all_obs[t], all_mask[t], seats[t] = obs, mask, seat
-            if self.privileged:
-                all_priv[t] = self.env.privileged()
-            actions[t] = self.seating.act(games, seat.tolist(), engine)
-            obs, mask, seat, rewards[t], dones[t], _ = self.env.step(actions[t])
+            st.obs[t], st.mask[t], st.seats[t] = obs, mask, seat
+            if st.priv is not None:
+                st.priv[t] = self.env.privileged()
+            st.actions[t] = self.seating.act(games, seat.tolist(), engine)
+            obs, mask, seat, st.rewards[t], st.dones[t], _ = self.env.step(st.actions[t])
             engine.update(obs, mask)
         # Monte-Carlo returns: GAE with zero values and lambda 1
-        returns = gae_per_seat(np.zeros((T, N), np.float32), rewards * self.reward_scale, dones, seats,
+        returns = gae_per_seat(st.values, st.rewards * self.reward_scale, st.dones, st.seats,
                                np.ones((T, N), bool), self.gamma, 1.0)
-        last_done = np.full(N, -1)
-        tt, gg = np.nonzero(dones)
-        np.maximum.at(last_done, gg, tt)
-        keep = (np.arange(T)[:, None] <= last_done[None, :]) & self.learned[phase_of(all_obs)]
+        keep = st.ended() & self.learned[phase_of(st.obs)]
         returns = returns[keep]
-        zeros = np.zeros_like(returns)
-        return Batch(all_obs[keep], all_mask[keep], actions[keep], logp=zeros, values=zeros, advantages=returns,
-                     returns=returns, priv=all_priv[keep] if self.privileged else None)
+        return Batch(st.obs[keep], st.mask[keep], st.actions[keep], st.logp[keep], st.values[keep],
+                     advantages=returns, returns=returns, priv=None if st.priv is None else st.priv[keep])
 
 
 def bc_loss(model: ActorCritic, mb: Batch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:

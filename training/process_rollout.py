@@ -48,10 +48,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from tarneeb_env import NUM_ACTIONS, OBS_SIZE, Rules
-from tarneeb_env.privileged import PRIV_SIZE
+from tarneeb_env import Rules
 
-from .batch import DATA, Batch
+from .batch import DATA, Batch, schema
 from .config import Config
 from .rollout import LocalRollout, PoolEntry
 
@@ -70,18 +69,8 @@ def _tensors(sd: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
     return {k: torch.from_numpy(v) for k, v in sd.items()}
 
 
-LAYOUT = {"obs": (np.float32, (OBS_SIZE,)), "mask": (np.bool_, (NUM_ACTIONS,)), "actions": (np.int64, ()),
-          "logp": (np.float32, ()), "values": (np.float32, ()), "advantages": (np.float32, ()),
-          "returns": (np.float32, ())}  # dtype and row shape of each Batch field
-PRIV_LAYOUT = {"priv": (np.float32, (PRIV_SIZE,))}  # the hidden hands, with a privileged critic
-
-
-def _layout(privileged: bool) -> dict:
-    return {**LAYOUT, **PRIV_LAYOUT} if privileged else LAYOUT
-
-
 def _sizes(rows: int, privileged: bool) -> list[int]:
-    return [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in _layout(privileged).values()]
+    return [rows * np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in schema(privileged).values()]
 
 
 def shared_memory_shortfall(cfg: Config) -> str | None:
@@ -106,7 +95,7 @@ class SharedRows:
     """Up to ``rows`` batch rows in one shared-memory block, field after field (created by the learner)."""
 
     def __init__(self, rows: int, privileged: bool, name: str | None = None):
-        layout = _layout(privileged)
+        layout = schema(privileged)
         sizes = _sizes(rows, privileged)
         self.shm = shared_memory.SharedMemory(name=name, create=name is None, size=sum(sizes))
         self.arrays, offset = {}, 0

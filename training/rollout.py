@@ -39,12 +39,11 @@ from agents.model import (
     sample_actions,
 )
 from agents.seating import LEFT_TO_CALLER, BatchTables, Seating
-from tarneeb_env import NUM_ACTIONS, OBS_SIZE, PASS, Rules
+from tarneeb_env import PASS, Rules
 from tarneeb_env.batch import BatchEnv
-from tarneeb_env.privileged import PRIV_SIZE
 from tarneeb_env.rules_core import BIDDING
 
-from .batch import Batch
+from .batch import Batch, allocate
 from .config import Config
 from .ppo import gae_per_seat
 from .seeds import per_agent, rollout_seeds
@@ -93,21 +92,30 @@ def assign_teams(pool: list[PoolEntry], rng: np.random.Generator, num_games: int
     return Teams(learner_team, player[entry])
 
 
+STORED = ("obs", "mask", "actions", "logp", "values")  # the Batch fields a rollout records per decision
+
+
 class Storage:
-    """Preallocated (T, N) arrays of one rollout, reused by every collection (``priv`` only when the critic
-    is privileged)."""
+    """Preallocated (T, N) arrays of one rollout (the :func:`~training.batch.schema` of a Batch row, ``priv``
+    only when the critic is privileged, and what finishing reads), reused by every collection."""
 
     def __init__(self, T: int, N: int, privileged: bool):
-        self.priv = np.zeros((T, N, PRIV_SIZE), dtype=np.float32) if privileged else None
-        self.obs = np.zeros((T, N, OBS_SIZE), dtype=np.float32)
-        self.mask = np.zeros((T, N, NUM_ACTIONS), dtype=np.int8)
-        self.actions = np.zeros((T, N), dtype=np.int64)
-        self.logp = np.zeros((T, N), dtype=np.float32)
-        self.values = np.zeros((T, N), dtype=np.float32)
+        arrays = allocate((T, N), privileged, STORED)
+        self.obs, self.mask, self.actions, self.logp, self.values = (arrays[f] for f in STORED)
+        self.priv = arrays.get("priv")
         self.rewards = np.zeros((T, N, 4), dtype=np.float32)
         self.dones = np.zeros((T, N), dtype=bool)
         self.seats = np.zeros((T, N), dtype=np.int64)
         self.learned = np.zeros((T, N), dtype=bool)  # the learner's own decisions: PPO trains on these
+
+    def ended(self) -> np.ndarray:
+        """(T, N) bool: the decisions of hands that ended within the rollout (each game's rows up to its last
+        deal end); the rest lack their returns."""
+        T, N = self.dones.shape
+        last_done = np.full(N, -1)
+        tt, gg = np.nonzero(self.dones)
+        np.maximum.at(last_done, gg, tt)
+        return np.arange(T)[:, None] <= last_done[None, :]
 
 
 class LocalRollout:
@@ -236,16 +244,13 @@ class LocalRollout:
         """GAE along each seat's chain, then the learner's decisions of hands that ended in the rollout."""
         st, ppo = self.storage, self.cfg.ppo
         T, N = st.dones.shape
-        last_done = np.full(N, -1)
-        tt, gg = np.nonzero(st.dones)
-        np.maximum.at(last_done, gg, tt)
         # the value head predicts rewards * reward_scale, so advantages and returns are in those units
         adv = gae_per_seat(st.values, st.rewards * ppo.reward_scale, st.dones, st.seats, st.learned,
                            ppo.gamma, ppo.gae_lambda)
-        keep = st.learned & (np.arange(T)[:, None] <= last_done[None, :])
+        keep = st.learned & st.ended()
         values, adv = st.values[keep], adv[keep]
         stats.update(decisions=float(T * N), learned_decisions=float(keep.sum()))
-        return Batch(st.obs[keep], st.mask[keep].astype(bool), st.actions[keep], st.logp[keep], values, adv,
+        return Batch(st.obs[keep], st.mask[keep], st.actions[keep], st.logp[keep], values, adv,
                      adv + values, stats, priv=None if st.priv is None else st.priv[keep])
 
     @staticmethod

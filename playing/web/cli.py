@@ -12,7 +12,7 @@ import numpy as np
 import agents
 from tarneeb_env import Rules
 
-from ..cli import default_agent_spec, rules_of
+from ..table_setup import default_agent_spec, rules_of
 from ..terminal import spec_label
 from .session import ServerConfig
 
