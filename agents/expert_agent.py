@@ -62,6 +62,22 @@ def _auction_misfit(view, hands: list[int]) -> float:
     return misfit
 
 
+def deal_utility(view, ours: int) -> float:
+    """(ours - theirs) score of the deal when ``view.seat``'s team ends with ``ours`` of 13 tricks."""
+    rules = view.rules
+    team = view.seat & 1
+    if rules.auction == "team":
+        if view.declarer & 1 == team:
+            mine, theirs = team_hand_score(rules, view.bid, ours)
+        else:
+            theirs, mine = team_hand_score(rules, view.bid, 13 - ours)
+        return mine - theirs
+    if rules.auction == "none":
+        pts = no_auction_score(rules, (ours, 13 - ours))
+        return pts[0] - pts[1]
+    return ours  # individual contracts: more tricks for the team
+
+
 def _check_count(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 200:
         raise ValueError(f"ExpertAgent {name}= must be an int in 1..200 (deals solved per decision), got {value!r}")
@@ -119,27 +135,11 @@ class ExpertAgent(RuleAgent):
         for res in solved:
             for a in value:
                 ours = view.tricks_won[team] + res[a]
-                value[a] += self._utility(view, ours)
+                value[a] += deal_utility(view, ours)
                 tricks[a] += res[a]
         best = max(value, key=lambda a: (round(value[a], 9), round(tricks[a], 9), -(a % 13), -a))
         n = len(solved)
         return best, f"best mean score over {n} double-dummy layouts ({tricks[best] / n:.1f} more tricks for us)"
-
-    @staticmethod
-    def _utility(view, ours: int) -> float:
-        """(ours - theirs) score of the deal when our team ends with ``ours`` of 13 tricks."""
-        rules = view.rules
-        team = view.seat & 1
-        if rules.auction == "team":
-            if view.declarer & 1 == team:
-                mine, theirs = team_hand_score(rules, view.bid, ours)
-            else:
-                theirs, mine = team_hand_score(rules, view.bid, 13 - ours)
-            return mine - theirs
-        if rules.auction == "none":
-            pts = no_auction_score(rules, (ours, 13 - ours))
-            return pts[0] - pts[1]
-        return ours  # individual contracts: more tricks for the team
 
     # ---------------------------------------------------------------- bidding
     def _contract_tricks(self, view) -> list[list[float]]:

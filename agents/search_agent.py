@@ -1,0 +1,199 @@
+"""``search``: the shipped network, strengthened at play time by searching over the cards it cannot see.
+
+At each card it has a choice of, it deals the unseen cards ``samples`` times in agreement with what the
+seat knows (:mod:`agents.layouts`: cards played, suits shown void, hand sizes, the exposed trump card),
+plays every legal card in every layout to the end of the deal and plays the card with the best mean
+result; ties go to the network's own choice. Bids and the trump call are the network's.
+
+- ``weighting="policy"`` (default): layouts are drawn in proportion to how likely the network makes the
+  other three seats' past actions (each bid, pass, trump call and card it would make there): ``POOL``
+  times ``samples`` layouts are dealt, each replayed through the network on the batch engine to sum the
+  log-probability of every action the others took, and ``samples`` are kept by sampling without
+  replacement in proportion to that likelihood (the Gumbel top-k trick). A floor on each action's
+  probability (``LIKELIHOOD_FLOOR``) keeps one move the network would not make (an opponent that is not
+  this network) from ruling a layout out. ``weighting="uniform"`` deals ``samples`` layouts that merely
+  agree with the view (what ``expert`` starts from), for the comparison.
+- ``rollout="policy"`` (default): every (layout, card) pair is one game of the batch engine, played to
+  the end by the network for all four seats, greedily, with one batched forward pass per step; the result
+  is the deal's score difference for the seat's team. ``rollout="dds"``: each layout is solved double
+  dummy (DDS via endplay, as ``expert``), scored as ``expert`` scores it.
+- ``time`` (seconds, default none): a hard budget per decision. Layouts are evaluated ``CHUNK`` at a
+  time and no chunk is started that the time measured so far says would end past the budget (the
+  first always runs). With a budget the play depends on the machine's speed; without one it depends
+  only on the seed.
+- ``net``: the network searched with (default ``ppo``, the shipped agent for the rules in play).
+"""
+from __future__ import annotations
+
+from time import perf_counter
+from typing import Callable, Optional
+
+import numpy as np
+import torch
+
+from tarneeb_env.batch import BatchEnv
+from tarneeb_env.cards import cards_of
+from tarneeb_env.rules import RulesSpec
+
+from . import dds
+from .base import Agent
+from .expert_agent import deal_utility
+from .layouts import sample_layouts
+from .model import PHASE_NAMES, PolicyAgent, phase_of
+
+ROLLOUTS = ("policy", "dds")
+WEIGHTINGS = ("policy", "uniform")
+POOL = 4  # layouts dealt per layout kept when weighting by the network's likelihood
+CHUNK = 8  # layouts evaluated between two looks at the clock
+LIKELIHOOD_FLOOR = 0.01  # least probability counted for any one past action of another seat
+MAX_SAMPLES = 1024
+PLAY = PHASE_NAMES.index("play")
+
+
+def _check(name: str, value, allowed) -> str:
+    if value not in allowed:
+        raise ValueError(f"search {name}= must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+class SearchAgent(Agent):
+    """The network ``net`` plus a search over layouts of the unseen cards at each card decision."""
+
+    name = "search"
+
+    def __init__(self, seed: Optional[int] = None, rules: RulesSpec = None, samples: int = 32,
+                 time: Optional[float] = None, rollout: str = "policy", weighting: str = "policy",
+                 net: str = "ppo", clock: Callable[[], float] = perf_counter):
+        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+            raise ValueError(f"search samples= must be an int in 1..{MAX_SAMPLES} (layouts per decision), "
+                             f"got {samples!r}")
+        if time is not None and (isinstance(time, bool) or not isinstance(time, (int, float)) or time <= 0):
+            raise ValueError(f"search time= must be a positive number of seconds per decision, got {time!r}")
+        self.samples = samples
+        self.time = None if time is None else float(time)
+        self.rollout = _check("rollout", rollout, ROLLOUTS)
+        self.weighting = _check("weighting", weighting, WEIGHTINGS)
+        if rollout == "dds":
+            dds.require()
+        import agents
+
+        policy = agents.load(net, rules=rules)
+        if not isinstance(policy, PolicyAgent) or not policy.learned[PLAY]:
+            raise ValueError(f"search net= must be a checkpoint whose network plays the cards, got {net!r}")
+        self.policy = policy
+        self.model = policy.model
+        self.rules = policy.rules
+        self.clock = clock
+        super().__init__(seed)
+
+    def seed(self, seed: Optional[int] = None) -> None:
+        super().seed(seed)
+        if hasattr(self, "policy"):
+            self.policy.seed(None if seed is None else int(self.rng.integers(2**31)))
+
+    def reset(self) -> None:
+        self.policy.reset()
+
+    def act(self, observation, view) -> int:
+        if view.phase != "play":
+            return self.policy.act(observation, view)
+        if len(view.legal_actions) == 1:
+            return view.legal_actions[0]
+        return self._search(observation, view)
+
+    # ----------------------------------------------------------------- search
+    def _search(self, observation, view) -> int:
+        start = self.clock()
+        legal = list(view.legal_actions)
+        layouts = self._layouts(view)
+        total = np.zeros(len(legal))
+        chunks = 0
+        for k in range(0, len(layouts), CHUNK):
+            if chunks and self.time is not None:
+                spent = self.clock() - start
+                if spent + spent / chunks > self.time:
+                    break
+            total += self._evaluate(view, layouts[k : k + CHUNK], legal).sum(axis=0)
+            chunks += 1
+        prior = self._forward(np.asarray(observation["observation"], dtype=np.float32)[None],
+                              np.asarray(observation["action_mask"], dtype=bool)[None])[0, legal].numpy()
+        best = max(range(len(legal)), key=lambda i: (round(total[i], 6), prior[i]))
+        return legal[best]
+
+    def _layouts(self, view) -> list[list[int]]:
+        """The layouts searched: the remaining hands of the four seats (masks)."""
+        if self.weighting == "uniform":
+            return sample_layouts(view, view.played_mask, view.voids, self.samples, self.rng)
+        pool = sample_layouts(view, view.played_mask, view.voids, POOL * self.samples, self.rng)
+        keys = self._log_likelihood(view, pool) + self.rng.gumbel(size=len(pool))
+        keep = np.argsort(-keys, kind="stable")[: self.samples]
+        return [pool[i] for i in keep.tolist()]
+
+    def _evaluate(self, view, layouts: list[list[int]], legal: list[int]) -> np.ndarray:
+        """(len(layouts), len(legal)) results of each card in each layout, for the seat's team."""
+        if self.rollout == "dds":
+            team = view.seat & 1
+            trick = view.trick
+            leader = trick[0][0] if trick else view.seat
+            solved = dds.solve_positions([(h, view.trump, leader, [c for _, c in trick]) for h in layouts])
+            return np.array([[deal_utility(view, view.tricks_won[team] + res[a]) for a in legal] for res in solved])
+        return self._play_out(view, layouts, legal)
+
+    # ------------------------------------------------------- the batch engine
+    def _replay(self, view, layouts: list[list[int]], copies: int = 1):
+        """A batch engine holding each layout ``copies`` times as a whole deal, replayed up to this
+        decision; returns it with the steps ``(obs, mask, seat, action)`` of the replay and the arrays of
+        the decision now."""
+        gone = [0, 0, 0, 0]
+        for s, c in view.played:
+            gone[s] |= 1 << c
+        scores, seat_scores = list(view.scores), list(view.seat_scores)
+        options = []
+        for layout in layouts:
+            deal = [cards_of(layout[s] | gone[s]) for s in range(4)]
+            option = {"deal": deal, "dealer": view.dealer, "scores": scores, "seat_scores": seat_scores,
+                      "exposed_card": view.exposed_card}
+            options += [option] * copies
+        env = BatchEnv(len(options), rules=view.rules, seed=0)
+        obs, mask, seat = env.reset(options=options)
+        steps = []
+        for s, a in [*view.auction, *view.played]:
+            if seat[0] != s:
+                raise RuntimeError(f"search: the replay has seat {seat[0]} to act where seat {s} acted")
+            steps.append((obs, mask, s, a))
+            obs, mask, seat, _, _, _ = env.step(np.full(len(options), a, dtype=np.int64))
+        return env, steps, (obs, mask, seat)
+
+    def _forward(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+        with torch.no_grad():
+            return self.model.policy_logits(torch.from_numpy(obs), torch.from_numpy(mask))
+
+    def _log_likelihood(self, view, pool: list[list[int]]) -> np.ndarray:
+        """Per layout, the summed log-probability (floored) of the other seats' past actions under the
+        network, in one forward pass over all of them."""
+        _, steps, _ = self._replay(view, pool)
+        learned = self.policy.learned
+        mine = [(o, m, a) for o, m, s, a in steps if s != view.seat and learned[phase_of(o[0])]]
+        if not mine:
+            return np.zeros(len(pool))
+        logits = self._forward(np.concatenate([o for o, _, _ in mine]), np.concatenate([m for _, m, _ in mine]))
+        actions = torch.tensor(np.repeat([a for _, _, a in mine], len(pool)))
+        logp = torch.log_softmax(logits.double(), -1).gather(1, actions[:, None]).squeeze(1)
+        logp = logp.clamp(min=np.log(LIKELIHOOD_FLOOR)).numpy()
+        return logp.reshape(len(mine), len(pool)).sum(axis=0)
+
+    def _play_out(self, view, layouts: list[list[int]], legal: list[int]) -> np.ndarray:
+        """Every card in every layout played to the end of the deal by the network for all seats."""
+        n = len(layouts) * len(legal)
+        env, _, _ = self._replay(view, layouts, copies=len(legal))
+        value = np.zeros(n)
+        open_ = np.ones(n, dtype=bool)
+        actions = np.tile(np.asarray(legal, dtype=np.int64), len(layouts))
+        while open_.any():
+            obs, mask, _, rewards, done, _ = env.step(actions)
+            ended = done & open_
+            value[ended] = rewards[ended, view.seat]
+            open_ &= ~done
+            if open_.any():
+                actions = self._forward(obs, mask).argmax(-1).numpy()
+        return value.reshape(len(layouts), len(legal))
