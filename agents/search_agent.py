@@ -2,8 +2,16 @@
 
 At each card it has a choice of, it deals the unseen cards ``samples`` times in agreement with what the
 seat knows (:mod:`agents.layouts`: cards played, suits shown void, hand sizes, the exposed trump card),
-plays every legal card in every layout to the end of the deal and plays the card with the best mean
-result; ties go to the network's own choice. Bids and the trump call are the network's.
+plays every candidate card in every layout to the end of the deal and plays the card with the best mean
+result, where it beats the network's own card by more than ``margin`` standard errors of the paired
+difference (the same layouts for every card); else the network's card. Bids and the trump call are the
+network's.
+
+- ``min_prob`` (0.05), ``margin`` (1.0): the candidates are the cards the network gives at least
+  ``min_prob`` (its own card always), and the search overrules the network only by ``margin`` standard
+  errors. Both guard against the winner's curse: the best of many noisy means is biased upward, and
+  with few layouts a card the network rightly rejects wins some samples by chance. 24 duplicate deals
+  against the network (classic) with neither guard, 8 layouts: -2.69 [-5.00, -0.37] points per deal.
 
 - ``weighting="policy"`` (default): layouts are drawn in proportion to how likely the network makes the
   other three seats' past actions (each bid, pass, trump call and card it would make there): ``POOL``
@@ -63,13 +71,20 @@ class SearchAgent(Agent):
 
     def __init__(self, seed: Optional[int] = None, rules: RulesSpec = None, samples: int = 32,
                  time: Optional[float] = None, rollout: str = "policy", weighting: str = "policy",
-                 net: str = "ppo", clock: Callable[[], float] = perf_counter):
+                 net: str = "ppo", min_prob: float = 0.05, margin: float = 1.0,
+                 clock: Callable[[], float] = perf_counter):
         if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
             raise ValueError(f"search samples= must be an int in 1..{MAX_SAMPLES} (layouts per decision), "
                              f"got {samples!r}")
         if time is not None and (isinstance(time, bool) or not isinstance(time, (int, float)) or time <= 0):
             raise ValueError(f"search time= must be a positive number of seconds per decision, got {time!r}")
+        if isinstance(min_prob, bool) or not isinstance(min_prob, (int, float)) or not 0 <= min_prob <= 1:
+            raise ValueError(f"search min_prob= must be a probability in 0..1, got {min_prob!r}")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
+            raise ValueError(f"search margin= must be a number of standard errors >= 0, got {margin!r}")
         self.samples = samples
+        self.min_prob = float(min_prob)
+        self.margin = float(margin)
         self.time = None if time is None else float(time)
         self.rollout = _check("rollout", rollout, ROLLOUTS)
         self.weighting = _check("weighting", weighting, WEIGHTINGS)
@@ -95,30 +110,41 @@ class SearchAgent(Agent):
         self.policy.reset()
 
     def act(self, observation, view) -> int:
-        if view.phase != "play":
+        if view.phase != "play" or len(view.legal_actions) == 1:
             return self.policy.act(observation, view)
-        if len(view.legal_actions) == 1:
-            return view.legal_actions[0]
         return self._search(observation, view)
 
     # ----------------------------------------------------------------- search
     def _search(self, observation, view) -> int:
         start = self.clock()
         legal = list(view.legal_actions)
+        logits = self._forward(np.asarray(observation["observation"], dtype=np.float32)[None],
+                               np.asarray(observation["action_mask"], dtype=bool)[None])[0, legal].double()
+        probs = torch.softmax(logits, -1).numpy()
+        own = int(probs.argmax())
+        candidates = [i for i in range(len(legal)) if probs[i] >= self.min_prob or i == own]
+        if len(candidates) == 1:
+            return legal[own]
+        cards = [legal[i] for i in candidates]
         layouts = self._layouts(view)
-        total = np.zeros(len(legal))
-        chunks = 0
+        results = []
         for k in range(0, len(layouts), CHUNK):
-            if chunks and self.time is not None:
+            if results and self.time is not None:
                 spent = self.clock() - start
-                if spent + spent / chunks > self.time:
+                if spent + spent / len(results) > self.time:
                     break
-            total += self._evaluate(view, layouts[k : k + CHUNK], legal).sum(axis=0)
-            chunks += 1
-        prior = self._forward(np.asarray(observation["observation"], dtype=np.float32)[None],
-                              np.asarray(observation["action_mask"], dtype=bool)[None])[0, legal].numpy()
-        best = max(range(len(legal)), key=lambda i: (round(total[i], 6), prior[i]))
-        return legal[best]
+            results.append(self._evaluate(view, layouts[k : k + CHUNK], cards))
+        return cards[self._choose(np.concatenate(results), candidates.index(own))]
+
+    def _choose(self, results: np.ndarray, own: int) -> int:
+        """The card (column of ``results``, one row per layout) with the best mean, if it beats the network's
+        own card ``own`` by more than ``margin`` standard errors of the paired difference, else ``own``."""
+        diff = results - results[:, own : own + 1]
+        mean = diff.mean(axis=0)
+        best = int(np.argmax(np.round(mean, 6)))
+        n = len(diff)
+        se = diff[:, best].std(ddof=1) / np.sqrt(n) if n > 1 else 0.0
+        return best if mean[best] > self.margin * se else own
 
     def _layouts(self, view) -> list[list[int]]:
         """The layouts searched: the remaining hands of the four seats (masks)."""

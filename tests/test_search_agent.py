@@ -90,7 +90,7 @@ def test_search_never_reads_hidden_cards(seed, cards_played):
     obs, obs2 = e.observe(agent), e2.observe(agent)
     view, view2 = e.view(seat), e2.view(seat)
     for weighting in ("policy", "uniform"):
-        search = agents.load(f"search?samples=4&weighting={weighting}")
+        search = agents.load(f"search?samples=4&weighting={weighting}&min_prob=0&margin=0")
         for s in range(3):
             search.seed(s)
             layouts, action = search._layouts(view), search.act(obs, view)
@@ -106,7 +106,7 @@ def test_search_stops_within_its_time_budget():
     obs, view = e.observe(f"player_{seat}"), e.view(seat)
     now = [0.0]
     for budget, chunks in ((None, 6), (2.5, 2), (4.0, 4), (0.1, 1)):
-        search = SearchAgent(seed=0, samples=6 * CHUNK, time=budget, clock=lambda: now[0])
+        search = SearchAgent(seed=0, samples=6 * CHUNK, time=budget, min_prob=0.0, clock=lambda: now[0])
         done = []
         evaluate = search._evaluate
 
@@ -120,6 +120,16 @@ def test_search_stops_within_its_time_budget():
         search.act(obs, view)
         assert len(done) == chunks and sum(done) == chunks * CHUNK
         assert budget is None or now[0] - start <= max(budget, 1.0)
+
+
+def test_search_overrules_the_network_only_by_its_margin():
+    search = agents.load("search?samples=2")
+    assert search._choose(np.array([[0.0, 5.0], [0.0, 5.0], [0.0, 5.0]]), own=0) == 1  # better in every layout
+    noisy = np.array([[0.0, 10.0], [0.0, -8.0], [0.0, 1.0]])  # +1 on average, standard error 5.2
+    assert search._choose(noisy, own=0) == 0
+    search.margin = 0.0
+    assert search._choose(noisy, own=0) == 1
+    assert search._choose(np.array([[3.0, 3.0], [1.0, 1.0]]), own=1) == 1  # a tie keeps the network's card
 
 
 def test_policy_weighting_favours_the_true_layout():
@@ -143,13 +153,14 @@ def test_policy_weighting_favours_the_true_layout():
 
 
 def test_search_settings_come_from_its_spec():
-    a = agents.load("search?samples=8&time=0.5&rollout=dds&weighting=uniform")
-    assert (a.samples, a.time, a.rollout, a.weighting) == (8, 0.5, "dds", "uniform")
+    a = agents.load("search?samples=8&time=0.5&rollout=dds&weighting=uniform&min_prob=0&margin=2")
+    assert (a.samples, a.time, a.rollout, a.weighting, a.min_prob, a.margin) == (8, 0.5, "dds", "uniform", 0.0, 2.0)
     for spec, words in (("search?samplez=3", "no setting 'samplez'"), ("search?samples=x", "must be an int"),
                         ("search?samples", "key=value"), ("rule?x=1", "no settings")):
         with pytest.raises(agents.AgentSpecError, match=words):
             agents.load(spec)
     for spec, words in (("search?samples=0", "samples="), ("search?rollout=mc", "rollout="),
-                        ("search?time=-1", "time="), ("search?net=rule", "net=")):
+                        ("search?time=-1", "time="), ("search?net=rule", "net="), ("search?min_prob=2", "min_prob="),
+                        ("search?margin=-1", "margin=")):
         with pytest.raises(ValueError, match=words):
             agents.load(spec)
