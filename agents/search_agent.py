@@ -102,9 +102,8 @@ class SearchAgent(Agent):
         super().__init__(seed)
 
     def seed(self, seed: Optional[int] = None) -> None:
-        super().seed(seed)
-        if hasattr(self, "policy"):
-            self.policy.seed(None if seed is None else int(self.rng.integers(2**31)))
+        super().seed(seed)  # the policy is set before Agent.__init__ seeds
+        self.policy.seed(None if seed is None else int(self.rng.integers(2**31)))
 
     def reset(self) -> None:
         self.policy.reset()
@@ -166,10 +165,9 @@ class SearchAgent(Agent):
         return self._play_out(view, layouts, legal)
 
     # ------------------------------------------------------- the batch engine
-    def _replay(self, view, layouts: list[list[int]], copies: int = 1):
+    def _replay(self, view, layouts: list[list[int]], copies: int = 1, record: bool = False):
         """A batch engine holding each layout ``copies`` times as a whole deal, replayed up to this
-        decision; returns it with the steps ``(obs, mask, seat, action)`` of the replay and the arrays of
-        the decision now."""
+        decision; returns it with the steps ``(obs, mask, seat, action)`` of the replay when ``record``."""
         gone = [0, 0, 0, 0]
         for s, c in view.played:
             gone[s] |= 1 << c
@@ -186,9 +184,10 @@ class SearchAgent(Agent):
         for s, a in [*view.auction, *view.played]:
             if seat[0] != s:
                 raise RuntimeError(f"search: the replay has seat {seat[0]} to act where seat {s} acted")
-            steps.append((obs, mask, s, a))
+            if record:
+                steps.append((obs, mask, s, a))
             obs, mask, seat, _, _, _ = env.step(np.full(len(options), a, dtype=np.int64))
-        return env, steps, (obs, mask, seat)
+        return env, steps
 
     def _forward(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
         with torch.no_grad():
@@ -197,7 +196,7 @@ class SearchAgent(Agent):
     def _log_likelihood(self, view, pool: list[list[int]]) -> np.ndarray:
         """Per layout, the summed log-probability (floored) of the other seats' past actions under the
         network, in one forward pass over all of them."""
-        _, steps, _ = self._replay(view, pool)
+        _, steps = self._replay(view, pool, record=True)
         learned = self.policy.learned
         mine = [(o, m, a) for o, m, s, a in steps if s != view.seat and learned[phase_of(o[0])]]
         if not mine:
@@ -211,7 +210,7 @@ class SearchAgent(Agent):
     def _play_out(self, view, layouts: list[list[int]], legal: list[int]) -> np.ndarray:
         """Every card in every layout played to the end of the deal by the network for all seats."""
         n = len(layouts) * len(legal)
-        env, _, _ = self._replay(view, layouts, copies=len(legal))
+        env, _ = self._replay(view, layouts, copies=len(legal))
         value = np.zeros(n)
         open_ = np.ones(n, dtype=bool)
         actions = np.tile(np.asarray(legal, dtype=np.int64), len(layouts))
