@@ -2,8 +2,11 @@
 
 ``agents.load(spec, rules=None, **options)`` accepts:
 
-- a built-in name: ``random``, ``rule``, ``expert``, or ``ppo``: the shipped trained agent for the rules
-  in play (see :mod:`agents.shipped`; an error when none is trained for them);
+- a built-in name: ``random``, ``rule``, ``expert``, ``search`` (the shipped network searching over the
+  unseen cards, :mod:`agents.search_agent`), or ``ppo``: the shipped trained agent for the rules in play (see
+  :mod:`agents.shipped`; an error when none is trained for them). A built-in name may carry its settings as a
+  query, ``search?samples=8&rollout=dds``: each value is read as the type of the setting's default (an int,
+  a number, ``true``/``false``, or text), and a setting the agent does not have is an error naming those it has;
 - a checkpoint path ending in ``.pt`` (written by ``train.py``);
 - ``path/to/file.py:Name`` or ``package.module:Name``: a class or factory called with no arguments
   (``seed=`` and ``rules=`` are passed on when it accepts them).
@@ -20,6 +23,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import urllib.parse
 from typing import Callable
 
 from tarneeb_env import make_rules
@@ -29,14 +33,18 @@ from .base import Agent
 from .expert_agent import ExpertAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
+from .search_agent import SearchAgent
 from .rules_check import ANY_RULES, RulesMismatchError, RulesOverrideWarning, check_rules
 
-BUILTINS: dict[str, Callable[..., Agent]] = {"random": RandomAgent, "rule": RuleAgent, "expert": ExpertAgent}
+BUILTINS: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent, "rule": RuleAgent, "expert": ExpertAgent, "search": SearchAgent,
+}
+QUERY_SETTINGS_HIDDEN = ("seed", "rules", "clock")  # passed by callers, never written in a spec
 
 SHIPPED = "ppo"  # the shipped trained agent for the rules in play
 
 SPEC_FORMS = (
-    "a built-in name ({names}), a checkpoint path ending in .pt, "
+    "a built-in name ({names}; settings after '?', e.g. search?samples=8), a checkpoint path ending in .pt, "
     "'path/to/file.py:Name' or 'package.module:Name' (any of them may end in " + ANY_RULES + ")"
 )
 
@@ -88,9 +96,44 @@ def load(spec: str, rules: RulesSpec = None, **options) -> Agent:
     return check_rules(_build(spec, base, options), rules, spec, allow_other)
 
 
+def _query_options(spec: str, factory, query: str) -> dict:
+    """A built-in's settings from the ``k=v&k=v`` query of its spec, each read as its default's type."""
+    params = inspect.signature(factory).parameters
+    settings = [k for k in params if k not in QUERY_SETTINGS_HIDDEN and params[k].default is not params[k].empty]
+    try:
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+    except ValueError:
+        raise _spec_error(spec, f"settings must read 'name?key=value&key=value', got {query!r}") from None
+    out = {}
+    for key, text in pairs:
+        if key not in settings:
+            has = f"its settings are {', '.join(settings)}" if settings else "it has no settings"
+            raise _spec_error(spec, f"no setting {key!r}; {has}")
+        out[key] = _typed(spec, key, text, params[key].default)
+    return out
+
+
+def _typed(spec: str, key: str, text: str, default):
+    if isinstance(default, bool):
+        if text.lower() not in ("true", "false"):
+            raise _spec_error(spec, f"{key}= must be true or false, got {text!r}")
+        return text.lower() == "true"
+    for kind in (int, float):
+        if default is None or isinstance(default, kind):
+            try:
+                return kind(text)
+            except ValueError:
+                if default is not None:
+                    raise _spec_error(spec, f"{key}= must be {'an int' if kind is int else 'a number'}, "
+                                            f"got {text!r}") from None
+    return text
+
+
 def _build(spec: str, base: str, options: dict) -> Agent:
-    if base in BUILTINS:
-        return _call(BUILTINS[base], options)
+    name, _, query = base.partition("?")
+    if name in BUILTINS:
+        settings = _query_options(spec, BUILTINS[name], query) if query else {}
+        return _call(BUILTINS[name], {**options, **settings})
     if base.endswith(".pt"):
         if not os.path.isfile(base):
             raise _spec_error(spec, "no such checkpoint file")
@@ -123,5 +166,5 @@ def _build(spec: str, base: str, options: dict) -> Agent:
 
 __all__ = [
     "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "ExpertAgent", "RandomAgent", "RuleAgent",
-    "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "check_rules", "load", "resolve",
+    "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "check_rules", "load", "resolve",
 ]

@@ -10,29 +10,17 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tarneeb_env.cards import BID_BASE, FULL_DECK, PASS, TRUMP_BASE, cards_of, mask_of
+from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE, mask_of
 from tarneeb_env.game import individual_bid_value, no_auction_score, team_hand_score
 
 from . import dds
+from .layouts import sample_layouts
 from .rule_agent import RuleAgent, contract_value, hand_tricks, high_bid, pass_value
 
 AUCTION_POOL = 4  # layouts drawn per layout kept when filtering by the auction (card play)
 BID_POOL = 2  # the same for bidding, where every layout drawn is solved
 CACHE_DEALS = 256  # bidding solutions kept (per deal and seat)
 SLACK = 1.0  # tricks of leeway when reading strength from a bid or a pass
-
-
-def _feasible(count, allowed, left, subsets) -> bool:
-    """Whether ``count[q]`` cards of each suit q can fill the seats' ``left`` places, suit q going only
-    to the seats in bit mask ``allowed[q]`` (Hall's condition, per set of seats)."""
-    for m in subsets:
-        cards = 0
-        for q in range(4):
-            if count[q] and not allowed[q] & ~m:
-                cards += count[q]
-        if cards > sum(left[s] for s in range(4) if m >> s & 1):
-            return False
-    return True
 
 
 def _auction_misfit(view, hands: list[int]) -> float:
@@ -74,6 +62,22 @@ def _auction_misfit(view, hands: list[int]) -> float:
     return misfit
 
 
+def deal_utility(view, ours: int) -> float:
+    """(ours - theirs) score of the deal when ``view.seat``'s team ends with ``ours`` of 13 tricks."""
+    rules = view.rules
+    team = view.seat & 1
+    if rules.auction == "team":
+        if view.declarer & 1 == team:
+            mine, theirs = team_hand_score(rules, view.bid, ours)
+        else:
+            theirs, mine = team_hand_score(rules, view.bid, 13 - ours)
+        return mine - theirs
+    if rules.auction == "none":
+        pts = no_auction_score(rules, (ours, 13 - ours))
+        return pts[0] - pts[1]
+    return ours  # individual contracts: more tricks for the team
+
+
 def _check_count(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 200:
         raise ValueError(f"ExpertAgent {name}= must be an int in 1..200 (deals solved per decision), got {value!r}")
@@ -103,58 +107,7 @@ class ExpertAgent(RuleAgent):
     # --------------------------------------------------------------- sampling
     def _sample_layouts(self, view, played_mask: int, void, n: int) -> list[list[int]]:
         """``n`` layouts of the unseen cards consistent with the view: list of 4 hand masks."""
-        seat = view.seat
-        hand = mask_of(view.hand)
-        need = [13, 13, 13, 13]
-        for s, _ in view.played:
-            need[s] -= 1
-        need[seat] = 0
-        fixed = [0, 0, 0, 0]
-        fixed[seat] = hand
-        exposed = view.exposed_card
-        if exposed is not None and view.dealer != seat and not played_mask >> exposed & 1:
-            fixed[view.dealer] |= 1 << exposed
-            need[view.dealer] -= 1
-        known = played_mask | fixed[0] | fixed[1] | fixed[2] | fixed[3]
-        cards = cards_of(FULL_DECK & ~known)
-        others = [s for s in range(4) if s != seat]
-        allowed = [sum(1 << s for s in others if not void[s] >> q & 1) for q in range(4)]  # seat bits per suit
-        constrained = any(a != allowed[0] for a in allowed)
-        subsets = [m for m in range(1, 16) if not m >> seat & 1]
-        rng = self.rng
-        out = []
-        for _ in range(n):
-            hands = list(fixed)
-            left = list(need)
-            count = [0, 0, 0, 0]
-            for c in cards:
-                count[c // 13] += 1
-            if not _feasible(count, allowed, left, subsets):
-                raise RuntimeError(f"no layout of the unseen cards agrees with seat {seat}'s view (voids {void})")
-            order = rng.permutation(len(cards))
-            draws = rng.random(len(cards))
-            for k, i in enumerate(order.tolist()):
-                c = cards[i]
-                q = c // 13
-                seats = [s for s in others if allowed[q] >> s & 1 and left[s] > 0]
-                u = draws[k]
-                while True:
-                    total = sum(left[s] for s in seats)
-                    r = u * total
-                    for s in seats:
-                        r -= left[s]
-                        if r < 0:
-                            break
-                    left[s] -= 1
-                    count[q] -= 1
-                    if not constrained or _feasible(count, allowed, left, subsets):
-                        break
-                    left[s] += 1  # this seat would leave some suit nowhere to go: pick another
-                    count[q] += 1
-                    seats.remove(s)
-                hands[s] |= 1 << c
-            out.append(hands)
-        return out
+        return sample_layouts(view, played_mask, void, n, self.rng)
 
     def _likely_layouts(self, view, played_mask: int, void, n: int) -> list[list[int]]:
         """``n`` layouts that also fit the auction: of ``AUCTION_POOL * n`` consistent layouts, the
@@ -182,27 +135,11 @@ class ExpertAgent(RuleAgent):
         for res in solved:
             for a in value:
                 ours = view.tricks_won[team] + res[a]
-                value[a] += self._utility(view, ours)
+                value[a] += deal_utility(view, ours)
                 tricks[a] += res[a]
         best = max(value, key=lambda a: (round(value[a], 9), round(tricks[a], 9), -(a % 13), -a))
         n = len(solved)
         return best, f"best mean score over {n} double-dummy layouts ({tricks[best] / n:.1f} more tricks for us)"
-
-    @staticmethod
-    def _utility(view, ours: int) -> float:
-        """(ours - theirs) score of the deal when our team ends with ``ours`` of 13 tricks."""
-        rules = view.rules
-        team = view.seat & 1
-        if rules.auction == "team":
-            if view.declarer & 1 == team:
-                mine, theirs = team_hand_score(rules, view.bid, ours)
-            else:
-                theirs, mine = team_hand_score(rules, view.bid, 13 - ours)
-            return mine - theirs
-        if rules.auction == "none":
-            pts = no_auction_score(rules, (ours, 13 - ours))
-            return pts[0] - pts[1]
-        return ours  # individual contracts: more tricks for the team
 
     # ---------------------------------------------------------------- bidding
     def _contract_tricks(self, view) -> list[list[float]]:

@@ -458,6 +458,16 @@ def test_end_of_input_quits_cleanly():
     assert child.exitstatus == 0
 
 
+def test_search_with_settings_can_be_seated():
+    child = spawn("--seed", "5", "--delay", "0", "--partner", "search?samples=2", "--opponents", "search?samples=2")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect("You left the game")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 def test_no_auction_variant_from_a_yaml_file_goes_straight_to_play_and_shows_the_exposed_card(tmp_path):
     rules = tmp_path / "quick.yaml"
     rules.write_text("preset: trump_by_card\ntarget_score: 1\n", encoding="utf-8")

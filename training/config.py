@@ -121,6 +121,20 @@ class PretrainConfig:
     vf_coef: float = field(default=0.5, metadata=_meta(lo=0, doc="weight of the value loss"))
 
 
+EXPLOIT_STARTS = ("target", "rule")
+
+
+@dataclass
+class ExploitConfig:
+    """A best response to one frozen agent: set ``target`` and the run is an exploiter (see
+    :func:`_resolve_exploit` for what it sets)."""
+
+    target: str = field(default="", metadata=_meta(doc="agent spec the run learns to beat (x.pt, ppo, rule, ...): it "
+                        "plays both opponent seats of every game, frozen; '' = not an exploiter"))
+    start: str = field(default="target", metadata=_meta(choices=EXPLOIT_STARTS, doc="target: from the target's own "
+                       "network (a checkpoint target); rule: from a clone of rule (pretrain.decisions > 0)"))
+
+
 @dataclass
 class EvalConfig:
     interval: int = field(default=20, metadata=_meta(lo=0, doc="iterations between evaluations (0 = never)"))
@@ -179,6 +193,7 @@ class Config:
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    exploit: ExploitConfig = field(default_factory=ExploitConfig)
     stages: list[StageConfig] = field(default_factory=list, metadata=_meta(doc=(
         "optional: the PPO budget in parts run one after another (e.g. against rule, then a league); the "
         "league's snapshots carry over; budget.decisions defaults to their sum")))
@@ -329,6 +344,8 @@ def _check_and_complete(cfg: Config) -> None:
     for i, st in enumerate(cfg.stages):
         if st.decisions is None:
             raise ConfigError(f"stages[{i}].decisions: required (the PPO decisions of the stage)")
+    if cfg.exploit.target:
+        _resolve_exploit(cfg)
     if cfg.stages and cfg.budget.decisions is None:  # the stages are the budget
         cfg.budget.decisions = sum(st.decisions for st in cfg.stages)
     if cfg.ppo.lr_schedule == "linear" and cfg.budget.decisions is None and cfg.budget.iterations is None:
@@ -336,6 +353,48 @@ def _check_and_complete(cfg: Config) -> None:
                           "budget.iterations must be set (or use 'constant')")
     if cfg.budget.decisions is None and cfg.budget.minutes is None and cfg.budget.iterations is None:
         raise ConfigError("budget: set at least one of budget.decisions, budget.minutes, budget.iterations")
+
+
+def _resolve_exploit(cfg: Config) -> None:
+    """An exploiter's league, start and evaluation, from ``exploit``: its one opponent is the target (in both
+    opponent seats: the learner's network plays both seats of its team, so what it learns is a team's best
+    response, not a partnership with the target), it starts from the target's network (whose
+    ``canonical_trump`` and ``view`` it takes, the inputs its weights were trained on) or from a clone of
+    ``rule``, and it is evaluated against the target first. Idempotent, so a run's resolved config.yaml
+    loads again on ``--resume``; keys set against it are refused."""
+    import agents
+    from agents.checkpoint import load_checkpoint
+
+    ex = cfg.exploit
+    if cfg.stages:
+        raise ConfigError("exploit.target: an exploiter trains against its target alone, in one stage; remove stages")
+    if cfg.selfplay.weights not in (SelfPlayConfig().weights, {ex.target: 1.0}):
+        raise ConfigError(f"exploit.target: the exploiter's only opponent is {ex.target}; leave selfplay.weights "
+                          f"unset (got {cfg.selfplay.weights})")
+    try:
+        path, _ = agents.resolve(ex.target, cfg.make_rules())
+        if ex.start == "target":
+            if not path.endswith(".pt"):
+                raise ConfigError(f"exploit.start: 'target' starts from the target's network, and {ex.target} is "
+                                  "not a checkpoint; use start: rule")
+            arch = load_checkpoint(path)["model"]
+    except ValueError as e:
+        raise ConfigError(e if isinstance(e, ConfigError) else f"exploit.target: {e}") from None
+    cfg.selfplay.weights = {ex.target: 1.0}
+    if ex.start == "target":
+        if cfg.pretrain.init not in ("", ex.target):
+            raise ConfigError(f"exploit.start: 'target' starts from {ex.target}, not pretrain.init "
+                              f"{cfg.pretrain.init}; leave pretrain.init unset or use start: rule")
+        cfg.pretrain.init = ex.target
+        cfg.model.canonical_trump = bool(arch.get("canonical_trump", False))
+        cfg.model.view = arch.get("view", "plain")
+    else:
+        if cfg.pretrain.init or cfg.pretrain.decisions == 0:
+            raise ConfigError("exploit.start: 'rule' starts from a clone of rule: leave pretrain.init unset and set "
+                              "pretrain.decisions (e.g. 2000000)")
+        cfg.pretrain.teacher = "rule"
+    if ex.target not in cfg.eval.opponents:
+        cfg.eval.opponents = [ex.target, *cfg.eval.opponents]
 
 
 def _inherit_selfplay(data: dict[str, Any]) -> dict[str, Any]:

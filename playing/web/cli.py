@@ -101,7 +101,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     default = default_spec(rules, rules_label)
     partner, opponents = args.partner or default, args.opponents or default
     extra = [s.strip() for s in args.agents.split(",") if s.strip()]
-    allowed = allowed_agents([partner, opponents, default, *BUILTIN_CHOICES, *extra])
+    searched = ("search",) if default != "rule" else ()  # the shipped network with search, where one is shipped
+    allowed = allowed_agents([partner, opponents, default, *BUILTIN_CHOICES, *searched, *extra])
     for spec in allowed.values():
         try:
             agents.load(spec, rules=rules)  # refused when trained for other rules (unless ?rules=any)
