@@ -126,8 +126,8 @@ EXPLOIT_STARTS = ("target", "rule")
 
 @dataclass
 class ExploitConfig:
-    """A best response to one frozen agent: set ``target`` and the run is an exploiter (see
-    :func:`_resolve_exploit` for what it sets)."""
+    """A best response to one frozen agent: set ``target`` and the run is an exploiter, its league the target alone
+    in both opponent seats (docs/exploit.md)."""
 
     target: str = field(default="", metadata=_meta(doc="agent spec the run learns to beat (x.pt, ppo, rule, ...): it "
                         "plays both opponent seats of every game, frozen; '' = not an exploiter"))
