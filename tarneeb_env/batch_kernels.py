@@ -362,21 +362,24 @@ def _apply(st, auc, plays, tw, i, a, rv, rewards):
 
 
 @njit(cache=True)
+def is_legal(st, plays, i, a, rv):
+    """Whether action ``a`` is legal in game ``i`` now."""
+    cards, others = legal_sets(st, plays, i, rv)
+    if 0 <= a < NUM_CARDS:
+        return ((cards >> a) & 1) == 1
+    if BID_BASE <= a < NUM_ACTIONS:
+        return ((others >> (a - BID_BASE)) & 1) == 1
+    return False
+
+
+@njit(cache=True)
 def step_games(st, auc, plays, tw, actions, rv, rewards, outcome, obs, mask, seat):
     """Apply one action per game; fills ``rewards``, ``outcome`` and, for games whose deal goes on, the next
     decision (``obs``, ``mask``, ``seat``). Returns the number of deals that ended, or ``-1 - i`` when game
     ``i``'s action is illegal, in which case nothing has changed."""
     n = st.shape[0]
     for i in range(n):
-        a = actions[i]
-        cards, others = legal_sets(st, plays, i, rv)
-        if 0 <= a < NUM_CARDS:
-            ok = (cards >> a) & 1
-        elif BID_BASE <= a < NUM_ACTIONS:
-            ok = (others >> (a - BID_BASE)) & 1
-        else:
-            ok = 0
-        if not ok:
+        if not is_legal(st, plays, i, actions[i], rv):
             return -1 - i
     ended = 0
     for i in range(n):
@@ -390,7 +393,6 @@ def step_games(st, auc, plays, tw, actions, rv, rewards, outcome, obs, mask, sea
     return ended
 
 
-
 @njit(cache=True)
 def step_some(st, auc, plays, tw, games, actions, rv, rewards, outcome, obs, mask, seat, obs_seats):
     """``step_games`` for ``games[k]`` only (action ``actions[k]``), the other games left as they are.
@@ -401,16 +403,7 @@ def step_some(st, auc, plays, tw, games, actions, rv, rewards, outcome, obs, mas
     rest). Returns the number of deals that ended, or ``-1 - k`` when ``actions[k]`` is illegal (nothing changed).
     """
     for k in range(games.shape[0]):
-        i = games[k]
-        a = actions[k]
-        cards, others = legal_sets(st, plays, i, rv)
-        if 0 <= a < NUM_CARDS:
-            ok = (cards >> a) & 1
-        elif BID_BASE <= a < NUM_ACTIONS:
-            ok = (others >> (a - BID_BASE)) & 1
-        else:
-            ok = 0
-        if not ok:
+        if not is_legal(st, plays, games[k], actions[k], rv):
             return -1 - k
     ended = 0
     for k in range(games.shape[0]):
