@@ -4,10 +4,11 @@ Tricks 1-12 are each played in one suit (suits clubs, diamonds, hearts, spades
 in turn, three tricks each), so everybody follows and the highest card wins:
 the builder hands that card to the seat that should win. The four aces are
 left for trick 13, where the holder of the trump ace wins (whoever leads).
+Also :func:`replay`: a fixed deal replayed through ``raw_env`` with given moves.
 """
 from __future__ import annotations
 
-from tarneeb_env import PASS, bid_action, trump_action
+from tarneeb_env import PASS, bid_action, raw_env, trump_action
 
 
 def build_hand(first_leader: int, winners: list[int], trump: int):
@@ -73,3 +74,13 @@ def play_scripted(env, auction_actions, trump=None, plays=()):
         if rec is not None and (not records or rec is not records[-1]):
             records.append(rec)
     return records
+
+
+def replay(rules, deal, dealer, exposed, actions):
+    """``raw_env`` after ``actions`` from this deal, dealer and exposed card (the leak tests move hidden cards
+    between hands and replay the same moves)."""
+    e = raw_env(rules=rules)
+    e.reset(seed=0, options={"deal": deal, "dealer": dealer, "exposed_card": exposed})
+    for a in actions:
+        e.step(a)
+    return e

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tarneeb_env import PRESETS, make_rules, raw_env
 from tarneeb_env.cards import cards_of
+from scripted import replay
 
 RULESETS = [
     "classic",
@@ -96,14 +97,6 @@ def check_random_game(rules, seed):
         assert e.game.winner in (0, 1)
 
 
-def _replay(rules, deal, dealer, exposed, actions):
-    e = raw_env(rules=rules)
-    e.reset(seed=0, options={"deal": deal, "dealer": dealer, "exposed_card": exposed})
-    for a in actions:
-        e.step(a)
-    return e
-
-
 @pytest.mark.parametrize("rules", ["classic", "syrian41", "hearts41", "trump_by_card"])
 @SETTINGS
 @given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 60), observer=st.integers(0, 3), data=st.data())
@@ -126,7 +119,7 @@ def test_observation_does_not_depend_on_hidden_cards(rules, seed, steps, observe
         if e.game.deals > 1 or any(e.terminations.values()):
             actions.pop()
             break
-    e = _replay(rules, deal, dealer, exposed, actions)
+    e = replay(rules, deal, dealer, exposed, actions)
     played = {c for _, c in e.game.played}
     others = [s for s in range(4) if s != observer]
     hidden = [c for s in others for c in deal[s] if c not in played and c != exposed]
@@ -137,7 +130,7 @@ def test_observation_does_not_depend_on_hidden_cards(rules, seed, steps, observe
         new_deal[s] = [c if (c in played or c == exposed) else next(it) for c in deal[s]]
     assume(new_deal != deal)
     try:
-        e2 = _replay(rules, new_deal, dealer, exposed, actions)
+        e2 = replay(rules, new_deal, dealer, exposed, actions)
     except ValueError:
         assume(False)  # the shuffled deal contradicts a void shown by the played cards
     o1, o2 = e.observe(f"player_{observer}"), e2.observe(f"player_{observer}")

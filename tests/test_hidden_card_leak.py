@@ -23,6 +23,7 @@ from agents.checkpoint import checkpoint_rules, load_checkpoint
 from tarneeb_env import raw_env
 from tarneeb_env.cards import cards_of
 from tarneeb_env.observation import OFFSETS
+from scripted import replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "checkpoints", "*.pt")))
@@ -47,14 +48,6 @@ def _phases_that_exist(rules) -> set[str]:
     if rules.trump == "declarer":
         phases.add("trump")
     return phases
-
-
-def _replay(rules, deal, dealer, exposed, actions):
-    e = raw_env(rules=rules)
-    e.reset(seed=0, options={"deal": deal, "dealer": dealer, "exposed_card": exposed})
-    for a in actions:
-        e.step(a)
-    return e
 
 
 def decision_points(path: str, deals: int, seed: int):
@@ -136,13 +129,13 @@ def compare(path: str, deals: int, observe=_observation, seed: int = 48):
     rng = np.random.default_rng(seed)
     moved = differed = 0
     for deal, dealer, exposed, actions, seat, _ in points:
-        e = _replay(rules, deal, dealer, exposed, actions)
+        e = replay(rules, deal, dealer, exposed, actions)
         assert e.game.current == seat
         base = _probs(net, *observe(e, seat))
         tries = (moved_deal(e.game, seat, rng) for _ in range(MOVES))
         changed = [d for d in tries if d is not None and any(sorted(a) != sorted(b) for a, b in zip(d, deal))]
         moved += bool(changed)
-        differed += any(not torch.equal(base, _probs(net, *observe(_replay(rules, d, dealer, exposed, actions), seat)))
+        differed += any(not torch.equal(base, _probs(net, *observe(replay(rules, d, dealer, exposed, actions), seat)))
                         for d in changed)
     return len(points), moved, differed, {p[5] for p in points}
 

@@ -448,18 +448,9 @@ def test_commands_and_quit():
     assert child.exitstatus == 0
 
 
-def test_end_of_input_quits_cleanly():
-    child = spawn("--seed", "5", "--delay", "0", "--partner", "random", "--opponents", "random")
-    child.expect(PROMPT)
-    child.sendeof()
-    child.expect("You left the game")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-
-
-def test_search_with_settings_can_be_seated():
-    child = spawn("--seed", "5", "--delay", "0", "--partner", "search?samples=2", "--opponents", "search?samples=2")
+@pytest.mark.parametrize("agent", ["random", "search?samples=2"])  # search: a built-in seated with settings
+def test_end_of_input_quits_cleanly(agent):
+    child = spawn("--seed", "5", "--delay", "0", "--partner", agent, "--opponents", agent)
     child.expect(PROMPT)
     child.sendeof()
     child.expect("You left the game")

@@ -1,6 +1,7 @@
 """The web table's API through Starlette's test client: whole hands, refusals that change nothing, isolation, secrecy."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import json
@@ -270,27 +271,34 @@ class BlockingAgent(Agent):
         return view.legal_actions[0]
 
 
-def test_a_slow_agent_decides_off_the_event_loop():
+@contextlib.contextmanager
+def agent_deciding(c):
+    """A session whose computer seat (``BlockingAgent``) is in the middle of a decision: yields its headers while
+    the agent waits, then lets it finish."""
     agent = importlib.import_module("tests.test_web_api").BlockingAgent  # the class the server loads, by its spec
-    with client_for() as c:
-        headers, state = new_session(c)
-        state = c.post("/api/new", headers=headers, json={"opponents": "blocking", "partner": "blocking"}).json()["state"]
-        while state["to_act"] == 0:
-            state = step(c, headers, state)
-        agent.entered.clear()
-        agent.release.clear()
-        moving = threading.Thread(target=lambda: c.post("/api/advance", headers=headers))
-        moving.start()
-        try:
-            assert agent.entered.wait(20)
-            answered = []
-            other = threading.Thread(target=lambda: answered.append(c.get("/api/config").status_code))
-            other.start()
-            other.join(10)
-            assert answered == [200], "the server stopped answering while an agent was deciding"
-        finally:
-            agent.release.set()
-            moving.join(20)
+    headers, state = new_session(c)
+    state = c.post("/api/new", headers=headers, json={"opponents": "blocking", "partner": "blocking"}).json()["state"]
+    while state["to_act"] == 0:
+        state = step(c, headers, state)
+    agent.entered.clear()
+    agent.release.clear()
+    moving = threading.Thread(target=lambda: c.post("/api/advance", headers=headers))
+    moving.start()
+    try:
+        assert agent.entered.wait(20)
+        yield headers
+    finally:
+        agent.release.set()
+        moving.join(20)
+
+
+def test_a_slow_agent_decides_off_the_event_loop():
+    with client_for() as c, agent_deciding(c):
+        answered = []
+        other = threading.Thread(target=lambda: answered.append(c.get("/api/config").status_code))
+        other.start()
+        other.join(10)
+        assert answered == [200], "the server stopped answering while an agent was deciding"
 
 
 class IllegalAgent(Agent):
@@ -657,19 +665,8 @@ def test_a_full_server_never_drops_a_recent_game_and_refuses_with_a_503(client):
 
 
 def test_one_decision_in_flight_per_session_the_rest_answered_at_once():
-    agent = importlib.import_module("tests.test_web_api").BlockingAgent
     with client_for() as c:
-        headers, state = new_session(c)
-        blocking = {"opponents": "blocking", "partner": "blocking"}
-        state = c.post("/api/new", headers=headers, json=blocking).json()["state"]
-        while state["to_act"] == 0:
-            state = step(c, headers, state)
-        agent.entered.clear()
-        agent.release.clear()
-        moving = threading.Thread(target=lambda: c.post("/api/advance", headers=headers))
-        moving.start()
-        try:
-            assert agent.entered.wait(20)
+        with agent_deciding(c) as headers:
             answers = []
 
             def flood():
@@ -687,7 +684,4 @@ def test_one_decision_in_flight_per_session_the_rest_answered_at_once():
             responsive(c)
             other, _ = new_session(c)
             assert c.get("/api/state", headers=other).status_code == 200
-        finally:
-            agent.release.set()
-            moving.join(20)
         assert c.get("/api/state", headers=headers).status_code == 200  # the lock was let go
