@@ -235,9 +235,9 @@ class RuleAgent(Agent):
         compiled on its arrays (:mod:`agents.rule_kernels`), bidding and trump from views, as :meth:`act`."""
         from .rule_kernels import play_actions  # numba: only where a batch engine runs
 
-        st, plays, rv = env.kernel_state()
+        state, plays, rules_vec = env.kernel_state()
         out = np.empty(len(games), dtype=np.int64)
-        play_actions(st, plays, np.asarray(games, dtype=np.int64), rv, out)
+        play_actions(state, plays, np.asarray(games, dtype=np.int64), rules_vec, out)
         actions = out.tolist()
         rest = [k for k, a in enumerate(actions) if a < 0]
         if rest:

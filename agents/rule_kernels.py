@@ -46,28 +46,28 @@ for _f in (rule_play.low, rule_play.cheapest_master, rule_play.beats, rule_play.
 
 
 @njit(cache=True)
-def play_actions(st, plays, games, rv, out):
+def play_actions(state, plays, games, rules_vec, out):
     """``out[k]``: the card ``rule`` plays in game ``games[k]``, for the seat to act; -1 where that game is
     not in the play phase (the caller decides those from views)."""
-    auction = rv[rules_core.R_AUCTION]
+    auction = rules_vec[rules_core.R_AUCTION]
     for k in range(len(games)):
         i = games[k]
-        if batch_kernels.phase_of(st, i) != rules_core.PLAY:
+        if batch_kernels.phase_of(state, i) != rules_core.PLAY:
             out[k] = -1
             continue
-        cards, _ = batch_kernels.legal_sets(st, plays, i, rv)
+        cards, _ = batch_kernels.legal_sets(state, plays, i, rules_vec)
         if cards & (cards - 1) == 0:  # one legal card
             out[k] = rule_play.low(cards)
             continue
-        seat = batch_kernels.seat_to_act(st, i)
+        seat = batch_kernels.seat_to_act(state, i)
         unseen = 0
         for s in range(4):
             if s != seat:
-                unseen |= batch_kernels.hand_of(st, i, s)
-        nt, tseats, tcards = batch_kernels.trick_so_far(st, plays, i)
-        bids, tbs, voids = batch_kernels.seat_counts(st, i)
-        trump, declarer = batch_kernels.contract_of(st, i)
-        hand = batch_kernels.hand_of(st, i, seat)
+                unseen |= batch_kernels.hand_of(state, i, s)
+        nt, tseats, tcards = batch_kernels.trick_so_far(state, plays, i)
+        bids, tbs, voids = batch_kernels.seat_counts(state, i)
+        trump, declarer = batch_kernels.contract_of(state, i)
+        hand = batch_kernels.hand_of(state, i, seat)
         out[k] = rule_play.play_card(hand, unseen, seat, trump, declarer, auction, bids, tbs, voids, tseats, tcards,
                                      nt)[0]
 

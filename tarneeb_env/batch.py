@@ -21,8 +21,11 @@ from typing import Any, NoReturn, Optional, Sequence
 
 import numpy as np
 
-from . import batch_kernels as bk
-from . import rules_core as rc
+from . import batch_kernels, rules_core
+from .batch_kernels import (
+    AUC_LEN, BID, BIDS0, CURRENT, DEALER, DECLARER, DELTA0, EXPOSED, HAND0, LEADER, MAX_AUCTION, NPLAYED,
+    NUM_COLS, PHASE, SCORE0, SDELTA0, SSCORE0, TBS0, THROWN_IN, TRUMP_SUIT, TWON0, VOID0,
+)
 from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, action_str, cards_of
 from .deal import draw_deal
 from .game import IllegalActionError
@@ -31,7 +34,7 @@ from .options import ResetOptions, check_env_args, reset_options
 from .privileged import hidden_hands
 from .record import hand_record
 from .rules import RulesSpec, make_rules
-from .rules_core import PHASES
+from .rules_core import GOES_ON, PHASES, TERMINATED, TRUNCATED
 from .view import PlayerView, build_view
 
 
@@ -52,7 +55,7 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
         raise ValueError(f"mask: expected shape (N, {NUM_ACTIONS}), got {mask.shape}")
     out = np.full(len(mask), -1, dtype=np.int64)
-    bk.sample_legal(mask, rng.random(len(mask)), out)
+    batch_kernels.sample_legal(mask, rng.random(len(mask)), out)
     if (out < 0).any():
         raise ValueError(f"mask: row {int(np.argmax(out < 0))} has no legal action")
     return out
@@ -88,20 +91,20 @@ class BatchEnv:
         self.reward_mode = reward
         self.max_hands = max_hands
         self._rules_dict = self.rules.to_dict()
-        self._rv = np.array(rc.env_vector(self.rules, episode, reward, max_hands), dtype=np.int64)
+        self._rules_vec = np.array(rules_core.env_vector(self.rules, episode, reward, max_hands), dtype=np.int64)
         self.game_seeds = game_seeds(seed, n)
         self._rngs = [np.random.default_rng(s) for s in self.game_seeds]
-        self._st = np.zeros((n, bk.NUM_COLS), dtype=np.int64)
-        self._auc = np.zeros((n, bk.MAX_AUCTION, 3), dtype=np.int8)
+        self._state = np.zeros((n, NUM_COLS), dtype=np.int64)
+        self._auction = np.zeros((n, MAX_AUCTION, 3), dtype=np.int8)
         self._plays = np.zeros((n, NUM_CARDS, 2), dtype=np.int8)
-        self._tw = np.zeros((n, 13), dtype=np.int8)
+        self._trick_winners = np.zeros((n, 13), dtype=np.int8)
         self._dealt = np.zeros((n, 4, 13), dtype=np.int8)
         self._outcome = np.zeros(n, dtype=np.int8)
         self.truncated = np.zeros(n, dtype=bool)
         self._ready = False
 
-    def _state(self):
-        return self._st, self._auc, self._plays, self._tw, self._dealt
+    def _arrays(self):
+        return self._state, self._auction, self._plays, self._trick_winners, self._dealt
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: Optional[int] = None, options: Optional[Sequence[Optional[dict[str, Any]]]] = None):
@@ -132,9 +135,9 @@ class BatchEnv:
             else:
                 self._start_game(i, opts)
         if random_games:
-            bk.deal_from_perms(
-                *self._state(), np.array(random_games, dtype=np.int64), np.array(perms, dtype=np.int64),
-                np.array(dealers, dtype=np.int64), self._rv, *self._outputs(),
+            batch_kernels.deal_from_perms(
+                *self._arrays(), np.array(random_games, dtype=np.int64), np.array(perms, dtype=np.int64),
+                np.array(dealers, dtype=np.int64), self._rules_vec, *self._outputs(),
             )
         self.truncated[:] = False
         self._ready = True
@@ -142,10 +145,10 @@ class BatchEnv:
 
     def _start_game(self, i: int, opts: ResetOptions) -> None:
         """A new game from checked reset options, drawing as ``TarneebGame.start_deal`` does."""
-        bk.new_game(self._st, i, opts.dealer, np.array(opts.scores), np.array(opts.seat_scores))
+        batch_kernels.new_game(self._state, i, opts.dealer, np.array(opts.scores), np.array(opts.seat_scores))
         hands, exposed = draw_deal(self.rules, self._rngs[i], opts.dealer, opts.deal, opts.exposed_card)
-        exposed = rc.NO_SUIT if exposed is None else exposed
-        bk.start_deal(*self._state(), i, np.array(hands, dtype=np.int64), exposed, self._rv)
+        exposed = rules_core.NO_SUIT if exposed is None else exposed
+        batch_kernels.start_deal(*self._arrays(), i, np.array(hands, dtype=np.int64), exposed, self._rules_vec)
 
     # ------------------------------------------------------------------- step
     def step(self, actions):
@@ -157,15 +160,16 @@ class BatchEnv:
         if acts.shape != (n,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions: expected {n} ints, got array of shape {acts.shape} and dtype {acts.dtype}")
         acts = np.ascontiguousarray(acts, dtype=np.int64)
-        st, auc, plays, tw, _ = self._state()
+        state, auction, plays, trick_winners, _ = self._arrays()
         obs, mask, seat = self._outputs()
         rewards = np.empty((n, 4), dtype=np.float32)
         outcome = self._outcome
-        ended = bk.step_games(st, auc, plays, tw, acts, self._rv, rewards, outcome, obs, mask, seat)
+        ended = batch_kernels.step_games(state, auction, plays, trick_winners, acts, self._rules_vec, rewards, outcome,
+                                         obs, mask, seat)
         if ended < 0:
             self._illegal(-1 - ended, int(acts[-1 - ended]))
-        done = outcome >= bk.TERMINATED
-        np.equal(outcome, bk.TRUNCATED, out=self.truncated)
+        done = outcome >= TERMINATED
+        np.equal(outcome, TRUNCATED, out=self.truncated)
         records = self._next_deals(outcome, done, obs, mask, seat) if ended else []
         return obs, mask, seat, rewards, done, records
 
@@ -198,29 +202,31 @@ class BatchEnv:
             obs_seats = np.full(n, ALL_SEATS, dtype=np.int64)
         rewards = np.zeros((n, 4), dtype=np.float32)
         outcome = self._outcome
-        outcome[:] = bk.GOES_ON
-        st, auc, plays, tw, _ = self._state()
-        ended = bk.step_some(st, auc, plays, tw, games, acts, self._rv, rewards, outcome, obs, mask, seat, obs_seats)
+        outcome[:] = GOES_ON
+        state, auction, plays, trick_winners, _ = self._arrays()
+        ended = batch_kernels.step_some(state, auction, plays, trick_winners, games, acts, self._rules_vec, rewards,
+                                        outcome, obs, mask, seat, obs_seats)
         if ended < 0:
             self._illegal(int(games[-1 - ended]), int(acts[-1 - ended]))
-        done = outcome >= bk.TERMINATED
-        np.equal(outcome, bk.TRUNCATED, out=self.truncated)
+        done = outcome >= TERMINATED
+        np.equal(outcome, TRUNCATED, out=self.truncated)
         final_obs = None
         if final_seats is not None:
             ends = np.flatnonzero(done)
             final_obs = np.empty((len(ends), OBS_SIZE), dtype=np.float32)
             for k, i in enumerate(ends.tolist()):
-                bk.write_obs_row(st, auc, plays, i, int(final_seats[i]), self._rv, final_obs[k])
+                batch_kernels.write_obs_row(state, auction, plays, i, int(final_seats[i]), self._rules_vec,
+                                            final_obs[k])
         records = self._next_deals(outcome, done, obs, mask, seat) if ended else []
         return rewards, done, final_obs, records
 
     def _illegal(self, bad: int, a: int) -> NoReturn:
         """Raise the error for illegal action ``a`` in game ``bad`` (the state is unchanged)."""
-        st = self._st
+        state = self._state
         name = action_str(a) if 0 <= a < NUM_ACTIONS else "not an action"
         raise IllegalActionError(
-            f"game {bad}: illegal action {a} ({name}) for player_{st[bad, bk.CURRENT]} in phase "
-            f"{PHASES[st[bad, bk.PHASE]]}; legal actions: {list(cards_of(self._legal_bits(bad)))}"
+            f"game {bad}: illegal action {a} ({name}) for player_{state[bad, CURRENT]} in phase "
+            f"{PHASES[state[bad, PHASE]]}; legal actions: {list(cards_of(self._legal_bits(bad)))}"
         )
 
     def _next_deals(self, outcome, done, obs, mask, seat) -> list[tuple[int, dict[str, Any]]]:
@@ -237,7 +243,7 @@ class BatchEnv:
             if done[i]:
                 dealers[k] = rng.integers(4)
             rng.shuffle(perms[k])  # what rng.permutation(NUM_CARDS) in deal_cards draws
-        bk.deal_from_perms(*self._state(), games, perms, dealers, self._rv, obs, mask, seat)
+        batch_kernels.deal_from_perms(*self._arrays(), games, perms, dealers, self._rules_vec, obs, mask, seat)
         return records
 
     def _records(self, games: np.ndarray) -> list[tuple[int, dict[str, Any]]]:
@@ -255,22 +261,22 @@ class BatchEnv:
                 gc.enable()
 
     def _build_records(self, games: np.ndarray) -> list[tuple[int, dict[str, Any]]]:
-        rows = self._st[games].tolist()
+        rows = self._state[games].tolist()
         dealt = self._dealt[games].tolist()
-        auctions = self._auc[games, :, :2].tolist()
+        auctions = self._auction[games, :, :2].tolist()
         plays = self._plays[games].tolist()
-        winners = self._tw[games].tolist()
+        winners = self._trick_winners[games].tolist()
         out = []
         for k, i in enumerate(games.tolist()):
             r = rows[k]
-            declared = r[bk.DECLARER] >= 0
+            declared = r[DECLARER] >= 0
             out.append((i, hand_record(
-                r[bk.DEALER], dealt[k], r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, auctions[k][: r[bk.AUC_LEN]],
-                r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None, r[bk.BIDS0 : bk.BIDS0 + 4],
-                r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, plays[k][: r[bk.NPLAYED]],
-                winners[k][: r[bk.NPLAYED] // 4], r[bk.TWON0 : bk.TWON0 + 2], r[bk.TBS0 : bk.TBS0 + 4],
-                r[bk.DELTA0 : bk.DELTA0 + 2], r[bk.SDELTA0 : bk.SDELTA0 + 4], r[bk.SCORE0 : bk.SCORE0 + 2],
-                r[bk.SSCORE0 : bk.SSCORE0 + 4], bool(r[bk.THROWN_IN]), dict(self._rules_dict),
+                r[DEALER], dealt[k], r[EXPOSED] if r[EXPOSED] >= 0 else None, auctions[k][: r[AUC_LEN]],
+                r[DECLARER] if declared else None, r[BID] if declared else None, r[BIDS0 : BIDS0 + 4],
+                r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, plays[k][: r[NPLAYED]],
+                winners[k][: r[NPLAYED] // 4], r[TWON0 : TWON0 + 2], r[TBS0 : TBS0 + 4],
+                r[DELTA0 : DELTA0 + 2], r[SDELTA0 : SDELTA0 + 4], r[SCORE0 : SCORE0 + 2],
+                r[SSCORE0 : SSCORE0 + 4], bool(r[THROWN_IN]), dict(self._rules_dict),
             )))
         return out
 
@@ -282,12 +288,12 @@ class BatchEnv:
 
     def _observe(self):
         obs, mask, seat = self._outputs()
-        bk.observe_all(self._st, self._auc, self._plays, self._rv, obs, mask, seat)
+        batch_kernels.observe_all(self._state, self._auction, self._plays, self._rules_vec, obs, mask, seat)
         return obs, mask, seat
 
     def _legal_bits(self, i: int) -> int:
         """Game ``i``'s legal actions as one int of action bits, as ``TarneebGame.legal``."""
-        cards, others = bk.legal_sets(self._st, self._plays, i, self._rv)
+        cards, others = batch_kernels.legal_sets(self._state, self._plays, i, self._rules_vec)
         return cards | others << BID_BASE
 
     def view(self, i: int, seat: Optional[int] = None) -> PlayerView:
@@ -319,28 +325,29 @@ class BatchEnv:
             for s in seats:
                 if not 0 <= s < 4:
                     raise ValueError(f"seat must be 0..3, got {s}")
-        parts = bk.view_parts(self._st, self._auc, self._plays, np.array(games, dtype=np.int64), self._rv).tolist()
-        pairs, rules, cols = _PAIRS, self.rules, bk.NUM_COLS
+        parts = batch_kernels.view_parts(self._state, self._auction, self._plays, np.array(games, dtype=np.int64),
+                                         self._rules_vec).tolist()
+        pairs, rules, cols = _PAIRS, self.rules, NUM_COLS
         out = []
         o = 0
         for k in range(len(games)):
             r = parts[o : o + cols]
-            to_act = r[bk.CURRENT]
+            to_act = r[CURRENT]
             seat = to_act if seats is None else seats[k]
-            n, m = r[bk.NPLAYED], r[bk.AUC_LEN]
+            n, m = r[NPLAYED], r[AUC_LEN]
             o += cols + 2
-            declared = r[bk.DECLARER] >= 0
+            declared = r[DECLARER] >= 0
             auction = tuple([pairs[c] for c in parts[o + n : o + n + m]])
             out.append(build_view(
-                seat, r[bk.DEALER], r[bk.PHASE], r[bk.HAND0 + seat], auction,
-                r[bk.DECLARER] if declared else None, r[bk.BID] if declared else None,
-                r[bk.TRUMP_SUIT] if r[bk.TRUMP_SUIT] >= 0 else None, tuple(r[bk.BIDS0 : bk.BIDS0 + 4]),
-                r[bk.EXPOSED] if r[bk.EXPOSED] >= 0 else None, r[bk.LEADER],
-                tuple([pairs[c] for c in parts[o : o + n]]), tuple(r[bk.TWON0 : bk.TWON0 + 2]),
-                tuple(r[bk.TBS0 : bk.TBS0 + 4]), tuple(r[bk.SCORE0 : bk.SCORE0 + 2]),
-                tuple(r[bk.SSCORE0 : bk.SSCORE0 + 4]), to_act, parts[o - 2] | parts[o - 1] << BID_BASE, rules,
-                r[bk.HAND0] | r[bk.HAND0 + 1] | r[bk.HAND0 + 2] | r[bk.HAND0 + 3],
-                tuple(r[bk.VOID0 : bk.VOID0 + 4]),
+                seat, r[DEALER], r[PHASE], r[HAND0 + seat], auction,
+                r[DECLARER] if declared else None, r[BID] if declared else None,
+                r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, tuple(r[BIDS0 : BIDS0 + 4]),
+                r[EXPOSED] if r[EXPOSED] >= 0 else None, r[LEADER],
+                tuple([pairs[c] for c in parts[o : o + n]]), tuple(r[TWON0 : TWON0 + 2]),
+                tuple(r[TBS0 : TBS0 + 4]), tuple(r[SCORE0 : SCORE0 + 2]),
+                tuple(r[SSCORE0 : SSCORE0 + 4]), to_act, parts[o - 2] | parts[o - 1] << BID_BASE, rules,
+                r[HAND0] | r[HAND0 + 1] | r[HAND0 + 2] | r[HAND0 + 3],
+                tuple(r[VOID0 : VOID0 + 4]),
             ))
             o += n + m
         return out
@@ -352,19 +359,20 @@ class BatchEnv:
             raise RuntimeError("BatchEnv.legal_masks called before reset()")
         games = np.ascontiguousarray(games, dtype=np.int64)
         out = np.empty((len(games), NUM_ACTIONS), dtype=np.int8)
-        bk.legal_masks(self._st, self._plays, games, self._rv, out)
+        batch_kernels.legal_masks(self._state, self._plays, games, self._rules_vec, out)
         return out
 
     def kernel_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(st, plays, rv)``: the state columns, plays and rule vector of :mod:`~tarneeb_env.batch_kernels`,
-        for agents that decide in numba straight from them (``rule``'s card play); read only."""
+        """``(state, plays, rules_vec)``: the state columns, plays and rule vector of
+        :mod:`~tarneeb_env.batch_kernels`, for agents that decide in numba straight from them (``rule``'s card
+        play); read only."""
         if not self._ready:
             raise RuntimeError("BatchEnv.kernel_state called before reset()")
-        return self._st, self._plays, self._rv
+        return self._state, self._plays, self._rules_vec
 
     def privileged(self) -> np.ndarray:
         """float32 (N, 156): the other seats' cards from each acting seat's side, for a training-time
         critic only (:mod:`tarneeb_env.privileged`); no agent at a table may read them."""
         if not self._ready:
             raise RuntimeError("BatchEnv.privileged called before reset()")
-        return hidden_hands(self._st[:, bk.HAND0 : bk.HAND0 + 4], self._st[:, bk.CURRENT])
+        return hidden_hands(self._state[:, HAND0 : HAND0 + 4], self._state[:, CURRENT])

@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import rules_core as rc
+from . import rules_core
 from .cards import BID_BASE, NUM_ACTIONS, NUM_TRICKS, PASS, SUIT_SIZE, TRUMP_BASE, action_str, cards_of
 from .deal import deal_cards, draw_deal  # noqa: F401 (deal_cards re-exported)
 from .record import hand_record
@@ -48,18 +48,19 @@ def trick_winner(trick, trump: Optional[int]) -> int:
     progress (1-3 cards), the seat winning it so far."""
     leader, c0 = trick[0]
     cards = [c for _, c in trick] + [c0] * (4 - len(trick))  # the led card again never beats the best so far
-    return rc.trick_winner(leader, *cards, rc.NO_SUIT if trump is None else trump)
+    return rules_core.trick_winner(leader, *cards, rules_core.NO_SUIT if trump is None else trump)
 
 
 def team_hand_score(rules: Rules, bid: int, taken: int) -> tuple[int, int]:
     """(bidding team, defenders) score change for a team-auction hand (:func:`rules_core.team_score`)."""
-    return rc.team_score(rules.vector, bid, taken)
+    return rules_core.team_score(rules.vector, bid, taken)
 
 
 def no_auction_score(rules: Rules, tricks_won: tuple[int, int]) -> tuple[int, int]:
     """Team scores under ``auction: none`` (:func:`rules_core.no_auction_points`)."""
-    rv = rules.vector
-    return rc.no_auction_points(rv, tricks_won[0]), rc.no_auction_points(rv, tricks_won[1])
+    rules_vec = rules.vector
+    return (rules_core.no_auction_points(rules_vec, tricks_won[0]),
+            rules_core.no_auction_points(rules_vec, tricks_won[1]))
 
 
 class TarneebGame:
@@ -67,7 +68,7 @@ class TarneebGame:
 
     def __init__(self, rules: Rules, rng: np.random.Generator, writer=None):
         self.rules = rules
-        self._rv = rules.vector
+        self._rules_vec = rules.vector
         self.rng = rng
         self.writer = writer
         self.scores = [0, 0]
@@ -116,13 +117,13 @@ class TarneebGame:
         self.tricks_by_seat = [0, 0, 0, 0]
         self.leader = -1
         eldest = (self.dealer + 1) % 4
-        trump = rc.fixed_trump(self._rv, rc.NO_SUIT if exposed is None else exposed)
-        if trump != rc.NO_SUIT:
+        trump = rules_core.fixed_trump(self._rules_vec, rules_core.NO_SUIT if exposed is None else exposed)
+        if trump != rules_core.NO_SUIT:
             self.trump = trump
         if self.writer is not None:
             self.writer.on_deal(self)
         if rules.auction == "none":
-            self._start_play(rc.first_leader(self._rv, self.dealer, -1))
+            self._start_play(rules_core.first_leader(self._rules_vec, self.dealer, -1))
         else:
             self.phase = BIDDING
             self.current = eldest
@@ -138,12 +139,12 @@ class TarneebGame:
     def _set_legal(self) -> None:
         phase = self.phase
         if phase == PLAY:
-            led = self.trick[0][1] // SUIT_SIZE if self.trick else rc.NO_SUIT
-            self.legal = rc.legal_cards(self.hands[self.current], led)
+            led = self.trick[0][1] // SUIT_SIZE if self.trick else rules_core.NO_SUIT
+            self.legal = rules_core.legal_cards(self.hands[self.current], led)
         elif phase == BIDDING:
-            self.legal = rc.bid_bits(self._rv, self.high_bid, self.high_bidder, self.npassed) << BID_BASE
+            self.legal = rules_core.bid_bits(self._rules_vec, self.high_bid, self.high_bidder, self.npassed) << BID_BASE
         elif phase == TRUMP:
-            self.legal = rc.TRUMP_BITS << BID_BASE
+            self.legal = rules_core.TRUMP_BITS << BID_BASE
         else:
             self.legal = 0
 
@@ -186,23 +187,24 @@ class TarneebGame:
         else:
             b = action - BID_BASE
             self.bids[seat] = b
-            if self._rv[rc.R_AUCTION] != rc.A_INDIVIDUAL:  # individual bids are not raised: no highest
+            # individual bids are not raised: no highest
+            if self._rules_vec[rules_core.R_AUCTION] != rules_core.A_INDIVIDUAL:
                 self.high_bid = b
                 self.high_bidder = seat
             if w is not None:
                 w.on_bid(seat, b)
-        where, seat = rc.auction_after(self._rv, seat, len(self.auction), self.high_bid, self.high_bidder,
-                                       self.passed_bits, self.npassed, sum(self.bids))
-        if where == rc.CALLING:
+        where, seat = rules_core.auction_after(self._rules_vec, seat, len(self.auction), self.high_bid,
+                                               self.high_bidder, self.passed_bits, self.npassed, sum(self.bids))
+        if where == rules_core.CALLING:
             self.current = seat
             self._set_legal()
             return None
-        if where == rc.CONTRACT:
+        if where == rules_core.CONTRACT:
             return self._end_auction()
-        if where == rc.OPEN_PLAY:
-            self._start_play(rc.first_leader(self._rv, self.dealer, -1))
+        if where == rules_core.OPEN_PLAY:
+            self._start_play(rules_core.first_leader(self._rules_vec, self.dealer, -1))
             return None
-        return self._throw_in(next_dealer=where == rc.BIDS_TOO_LOW)
+        return self._throw_in(next_dealer=where == rules_core.BIDS_TOO_LOW)
 
     def _end_auction(self) -> None:  # returns None so _bid can `return` it
         self.declarer = self.high_bidder
@@ -221,7 +223,7 @@ class TarneebGame:
         self.trump = suit
         if self.writer is not None:
             self.writer.on_trump(suit)
-        self._start_play(rc.first_leader(self._rv, self.dealer, self.declarer))
+        self._start_play(rules_core.first_leader(self._rules_vec, self.dealer, self.declarer))
 
     def _start_play(self, leader: int) -> None:
         self.phase = PLAY
@@ -236,8 +238,8 @@ class TarneebGame:
         seat = self.current
         self.hands[seat] &= ~(1 << card)
         trick = self.trick
-        led = trick[0][1] // SUIT_SIZE if trick else rc.NO_SUIT
-        voids = rc.voids_after(self.voids[seat], card, led)
+        led = trick[0][1] // SUIT_SIZE if trick else rules_core.NO_SUIT
+        voids = rules_core.voids_after(self.voids[seat], card, led)
         if voids != self.voids[seat]:
             self.voids[seat] = voids
             if self.writer is not None:
@@ -253,10 +255,10 @@ class TarneebGame:
         if len(trick) < 4:
             seat = (seat + 1) & 3
             self.current = seat
-            self.legal = rc.legal_cards(self.hands[seat], led)
+            self.legal = rules_core.legal_cards(self.hands[seat], led)
             return None
         (leader, c0), (_, c1), (_, c2), (_, c3) = trick
-        winner = rc.trick_winner(leader, c0, c1, c2, c3, self.trump)  # the trump is known once play starts
+        winner = rules_core.trick_winner(leader, c0, c1, c2, c3, self.trump)  # the trump is known once play starts
         cards = [c0, c1, c2, c3]
         self.trick = []
         self.trick_winners.append(winner)
@@ -273,9 +275,9 @@ class TarneebGame:
 
     # ----------------------------------------------------------------- scoring
     def _finish_hand(self) -> HandResult:
-        rv = self._rv
-        delta, seat_delta, winner = rc.score_hand(
-            rv, -1 if self.declarer is None else self.declarer, self.bid or 0, tuple(self.bids),
+        rules_vec = self._rules_vec
+        delta, seat_delta, winner = rules_core.score_hand(
+            rules_vec, -1 if self.declarer is None else self.declarer, self.bid or 0, tuple(self.bids),
             tuple(self.tricks_won), tuple(self.tricks_by_seat),
         )
         for t in range(2):
@@ -283,7 +285,7 @@ class TarneebGame:
         for s in range(4):
             self.seat_scores[s] += seat_delta[s]
         if winner < 0:
-            winner = rc.game_winner(rv, tuple(self.scores), tuple(self.seat_scores))
+            winner = rules_core.game_winner(rules_vec, tuple(self.scores), tuple(self.seat_scores))
         self.hands_played += 1
         return self._end_deal(delta, seat_delta, thrown_in=False, winner=None if winner < 0 else winner,
                               next_dealer=True)

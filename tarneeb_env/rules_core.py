@@ -19,7 +19,7 @@ registers every one of :data:`KERNEL_RULES` with numba's ``register_jitable``,
 so the kernels compile them in and keep their speed. That asks of this module
 what numba can compile: ints, tuples and arrays indexed, no Python objects.
 
-Rule options arrive as the ints of :func:`rule_vector` (``rv[R_...]``): a tuple
+Rule options arrive as the ints of :func:`rule_vector` (``rules_vec[R_...]``): a tuple
 from Python, an int64 array in the kernels. The episode settings (``R_EPISODE_GAME``
 and after) are only in an env's vector (:func:`env_vector`): ``Rules.vector`` stops
 before them, so a rule read with the rules alone, such as :func:`deal_outcome`, fails
@@ -99,22 +99,22 @@ def deal_hands(dealer, perm):
 
 
 # ----------------------------------------------------------------- auction
-def bid_bits(rv, high_bid, high_bidder, npassed):
+def bid_bits(rules_vec, high_bid, high_bidder, npassed):
     """The legal auction actions as bits of ``action - BID_BASE`` (bit 0: pass, bit b: bid b).
 
     Individual bidding: any bid 2..13. Team auction: a bid above the highest and at least ``min_bid``, and
     pass unless ``all_pass: dealer_bids`` forces the last seat to bid after three passes.
     """
-    if rv[R_AUCTION] == A_INDIVIDUAL:
+    if rules_vec[R_AUCTION] == A_INDIVIDUAL:
         return ((1 << 12) - 1) << 2
-    low = max(rv[R_MIN_BID], high_bid + 1)
+    low = max(rules_vec[R_MIN_BID], high_bid + 1)
     bids = (((1 << (NUM_TRICKS + 1 - low)) - 1) << low) if low <= NUM_TRICKS else 0
-    if rv[R_DEALER_BIDS] and high_bidder < 0 and npassed == 3:
+    if rules_vec[R_DEALER_BIDS] and high_bidder < 0 and npassed == 3:
         return bids
     return bids | 1
 
 
-def auction_after(rv, seat, ncalls, high_bid, high_bidder, passed_bits, npassed, total_bids):
+def auction_after(rules_vec, seat, ncalls, high_bid, high_bidder, passed_bits, npassed, total_bids):
     """Where the auction goes after ``seat``'s call, read from the state with the call in it:
     ``(CALLING, next seat to call)``, ``(CONTRACT, declarer)``, ``(OPEN_PLAY, NO_SUIT)`` (no declarer: play
     starts), ``(ALL_PASSED, NO_SUIT)`` or ``(BIDS_TOO_LOW, NO_SUIT)`` (thrown in; the dealer moves on only
@@ -124,10 +124,10 @@ def auction_after(rv, seat, ncalls, high_bid, high_bidder, passed_bits, npassed,
     ``min_total_bids``. Team auction: passes are final; four passes throw the deal in; a bid of 13, or a
     third pass behind a bid, wins the contract; else the next seat that has not passed calls.
     """
-    if rv[R_AUCTION] == A_INDIVIDUAL:
+    if rules_vec[R_AUCTION] == A_INDIVIDUAL:
         if ncalls < NUM_SEATS:
             return CALLING, (seat + 1) % NUM_SEATS
-        if total_bids < rv[R_MIN_TOTAL]:
+        if total_bids < rules_vec[R_MIN_TOTAL]:
             return BIDS_TOO_LOW, NO_SUIT
         return OPEN_PLAY, NO_SUIT
     if npassed == NUM_SEATS:
@@ -140,19 +140,19 @@ def auction_after(rv, seat, ncalls, high_bid, high_bidder, passed_bits, npassed,
     return CALLING, nxt
 
 
-def first_leader(rv, dealer, declarer):
+def first_leader(rules_vec, dealer, declarer):
     """Who leads the first trick: the declarer, or the seat after the dealer (``first_lead: eldest``, and
     always when there is no declarer)."""
-    if declarer < 0 or rv[R_ELDEST_LEADS]:
+    if declarer < 0 or rules_vec[R_ELDEST_LEADS]:
         return (dealer + 1) % 4
     return declarer
 
 
-def fixed_trump(rv, exposed):
+def fixed_trump(rules_vec, exposed):
     """The trump suit the rules fix before any call (hearts, or the exposed card's suit), else ``NO_SUIT``."""
-    if rv[R_TRUMP] == T_HEARTS:
+    if rules_vec[R_TRUMP] == T_HEARTS:
         return HEARTS
-    if rv[R_TRUMP] == T_LAST_CARD:
+    if rules_vec[R_TRUMP] == T_LAST_CARD:
         return exposed // 13
     return NO_SUIT
 
@@ -198,31 +198,31 @@ def individual_bid_value(bid):
     return 2 * bid if bid >= 7 else bid
 
 
-def team_score(rv, bid, taken):
+def team_score(rules_vec, bid, taken):
     """(bidding team, defenders) score change of a team-auction hand."""
     defenders = NUM_TRICKS - taken
     if taken >= bid:
         if taken == NUM_TRICKS:
-            k = rv[R_KABOOT]
+            k = rules_vec[R_KABOOT]
             points = (26 if bid == 13 else 16) if k == K_BONUS else (26 if k == K_DOUBLE else 13)
         else:
             points = taken
-        return points, (defenders if rv[R_DEFENDERS_ALWAYS] else 0)
-    loss = 16 if (bid == 13 and rv[R_KABOOT] == K_BONUS) else bid
+        return points, (defenders if rules_vec[R_DEFENDERS_ALWAYS] else 0)
+    loss = 16 if (bid == 13 and rules_vec[R_KABOOT] == K_BONUS) else bid
     return -loss, defenders
 
 
-def no_auction_points(rv, taken):
+def no_auction_points(rules_vec, taken):
     """A team's score under ``auction: none``: its tricks when it took 7 or more (all 13 per ``kaboot``)."""
     if taken < 7:
         return 0
     if taken < NUM_TRICKS:
         return taken
-    k = rv[R_KABOOT]
+    k = rules_vec[R_KABOOT]
     return 16 if k == K_BONUS else (26 if k == K_DOUBLE else 13)
 
 
-def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat):
+def score_hand(rules_vec, declarer, bid, bids, tricks_won, tricks_by_seat):
     """A played hand's ``((team 0, team 1) score change, (seat 0..3) score change, winner)``, where winner
     is the team that wins the game at once by a made bid of 13 (``bid13_wins_game``), else -1.
 
@@ -230,13 +230,13 @@ def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat):
     """
     winner = -1
     d0, d1, s0, s1, s2, s3 = 0, 0, 0, 0, 0, 0
-    auction = rv[R_AUCTION]
+    auction = rules_vec[R_AUCTION]
     if auction == A_TEAM:
         team = declarer & 1
         taken = tricks_won[team]
-        bidding, defending = team_score(rv, bid, taken)
+        bidding, defending = team_score(rules_vec, bid, taken)
         d0, d1 = (bidding, defending) if team == 0 else (defending, bidding)
-        if rv[R_BID13_WINS] and bid == 13 and taken >= 13:
+        if rules_vec[R_BID13_WINS] and bid == 13 and taken >= 13:
             winner = team
     elif auction == A_INDIVIDUAL:
         s0 = _individual_delta(bids[0], tricks_by_seat[0])
@@ -245,7 +245,7 @@ def score_hand(rv, declarer, bid, bids, tricks_won, tricks_by_seat):
         s3 = _individual_delta(bids[3], tricks_by_seat[3])
         d0, d1 = s0 + s2, s1 + s3
     else:
-        d0, d1 = no_auction_points(rv, tricks_won[0]), no_auction_points(rv, tricks_won[1])
+        d0, d1 = no_auction_points(rules_vec, tricks_won[0]), no_auction_points(rules_vec, tricks_won[1])
     return (d0, d1), (s0, s1, s2, s3), winner
 
 
@@ -254,14 +254,14 @@ def _individual_delta(bid, taken):
     return value if taken >= bid else -value
 
 
-def game_winner(rv, scores, seat_scores):
+def game_winner(rules_vec, scores, seat_scores):
     """The team that has won the game, else -1: a team reaches ``target_score`` (under individual bidding,
     one of its players does while the partner is not below zero); when both do, the higher total wins
     and a tie plays on. ``scores`` and ``seat_scores``: tuples or array rows."""
-    target = rv[R_TARGET]
+    target = rules_vec[R_TARGET]
     q0, q1 = False, False
     for t in range(2):
-        if rv[R_AUCTION] == A_INDIVIDUAL:
+        if rules_vec[R_AUCTION] == A_INDIVIDUAL:
             q = (seat_scores[t] >= target and seat_scores[t + 2] >= 0) or (
                 seat_scores[t + 2] >= target and seat_scores[t] >= 0
             )
@@ -283,22 +283,22 @@ def game_winner(rv, scores, seat_scores):
 
 
 # ------------------------------------------------------------------ episode
-def team0_reward(rv, game_over, winner, delta0, delta1):
+def team0_reward(rules_vec, game_over, winner, delta0, delta1):
     """Each seat of team 0's reward when a deal ends (team 1's is its negative): the score change of team 0
     minus team 1's, or with ``reward: win`` +1 / -1 once the game is over (0 before)."""
-    if rv[R_REWARD_WIN]:
+    if rules_vec[R_REWARD_WIN]:
         if not game_over:
             return 0
         return 1 if winner == 0 else -1
     return delta0 - delta1
 
 
-def deal_outcome(rv, game_over, thrown_in, deals):
+def deal_outcome(rules_vec, game_over, thrown_in, deals):
     """What the episode does after a deal: ends (game over, or a played hand with ``episode: hand``), is
     truncated (``max_hands`` deals), or goes on with the next deal."""
-    if game_over or (not rv[R_EPISODE_GAME] and not thrown_in):
+    if game_over or (not rules_vec[R_EPISODE_GAME] and not thrown_in):
         return TERMINATED
-    if deals >= rv[R_MAX_HANDS]:
+    if deals >= rules_vec[R_MAX_HANDS]:
         return TRUNCATED
     return NEXT_DEAL
 

@@ -66,7 +66,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import rules_core as rc
+from . import rules_core
 from .cards import NUM_ACTIONS
 from .game import IllegalActionError, TarneebGame
 from .observation import OBS_SIZE, OFFSETS, ObservationWriter
@@ -177,7 +177,7 @@ class raw_env(AECEnv):
         self.episode = episode
         self.reward_mode = reward
         self.max_hands = max_hands
-        self._rv = rc.env_vector(self.rules, episode, reward, max_hands)
+        self._rules_vec = rules_core.env_vector(self.rules, episode, reward, max_hands)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         obs_space = _observation_space()
@@ -236,15 +236,16 @@ class raw_env(AECEnv):
         self._rewards_given = True
         for a in AGENTS:
             self.infos[a] = {"hand_record": result.record}
-        rv = self._rv
-        r = rc.team0_reward(rv, result.game_over, -1 if result.winner is None else result.winner, *result.score_delta)
+        rules_vec = self._rules_vec
+        winner = -1 if result.winner is None else result.winner
+        r = rules_core.team0_reward(rules_vec, result.game_over, winner, *result.score_delta)
         for i, a in enumerate(AGENTS):
             rewards[a] = -r if i & 1 else r
         self._accumulate_rewards()
-        outcome = rc.deal_outcome(rv, result.game_over, result.thrown_in, game.deals)
-        if outcome == rc.TERMINATED:
+        outcome = rules_core.deal_outcome(rules_vec, result.game_over, result.thrown_in, game.deals)
+        if outcome == rules_core.TERMINATED:
             self.terminations = dict.fromkeys(AGENTS, True)
-        elif outcome == rc.TRUNCATED:
+        elif outcome == rules_core.TRUNCATED:
             self.truncations = dict.fromkeys(AGENTS, True)
         else:
             game.next_deal()

@@ -82,7 +82,7 @@ def start_paths(argv: list[str]) -> tuple[list[str], list[str]]:
         return [args.export[0]], [args.export[1]]
     cfg = load_config(args.config, args.set)
     specs = [cfg.pretrain.init, cfg.pretrain.teacher, cfg.learn.other, *cfg.eval.opponents,
-             *[name for sp in [cfg.selfplay, *(st.selfplay for st in cfg.stages)] for name in sp.weights]]
+             *[name for sp in [cfg.selfplay, *(stage.selfplay for stage in cfg.stages)] for name in sp.weights]]
     reads = [s.split("?")[0] for s in specs if s.split("?")[0].endswith(".pt")]
     return reads, [os.path.join(args.run_dir, "latest.pt")]
 

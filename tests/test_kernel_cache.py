@@ -12,14 +12,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # one small cached kernel, called once; prints how it was found: "<cache hits> <cache misses>"
-CALL = ("import numpy as np; from tarneeb_env import batch_kernels as bk; out = np.zeros(1, np.int64); "
-        "bk.sample_legal(np.ones((1, 3), np.bool_), np.zeros(1), out); s = bk.sample_legal.stats; "
-        "print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+CALL = ("import numpy as np; from tarneeb_env import batch_kernels; out = np.zeros(1, np.int64); "
+        "batch_kernels.sample_legal(np.ones((1, 3), np.bool_), np.zeros(1), out); "
+        "s = batch_kernels.sample_legal.stats; print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
 # rule's compiled card play (agents.rule_kernels), the same way
-RULE_CALL = ("import numpy as np; from tarneeb_env.batch import BatchEnv; from agents import rule_kernels as rk; "
+RULE_CALL = ("import numpy as np; from tarneeb_env.batch import BatchEnv; from agents import rule_kernels; "
              "be = BatchEnv(2, seed=0); be.reset(); out = np.zeros(1, np.int64); "
-             "rk.play_actions(*be.kernel_state()[:2], np.zeros(1, np.int64), be.kernel_state()[2], out); "
-             "s = rk.play_actions.stats; print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+             "rule_kernels.play_actions(*be.kernel_state()[:2], np.zeros(1, np.int64), be.kernel_state()[2], out); "
+             "s = rule_kernels.play_actions.stats; print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
 
 
 def _run(cache_dir: Path, call: str) -> str:

@@ -7,9 +7,13 @@ import pytest
 from numba import njit
 
 from tarneeb_env import make_rules
-from tarneeb_env import rules_core as rc
+from tarneeb_env import rules_core
 from tarneeb_env.cards import FULL_DECK, NUM_CARDS, mask_of
 from tarneeb_env.deal import deal_cards
+from tarneeb_env.rules_core import (
+    ALL_PASSED, BIDS_TOO_LOW, CALLING, CONTRACT, NEXT_DEAL, NO_SUIT, OPEN_PLAY, R_EPISODE_GAME, R_MAX_HANDS,
+    TRUNCATED,
+)
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 TEAM = make_rules("classic").vector
@@ -21,7 +25,7 @@ def both(fn):
     return pytest.mark.parametrize("impl", [fn, njit(fn)], ids=["python", "numba"])
 
 
-@both(rc.deal_hands)
+@both(rules_core.deal_hands)
 def test_deal_hands_goes_round_from_the_dealers_left(impl):
     perm = np.arange(NUM_CARDS, dtype=np.int64)
     hands = [int(h) for h in impl(3, perm)]  # dealer 3: seat 0 gets the 1st, 5th, ... card
@@ -35,45 +39,45 @@ def test_deal_hands_goes_round_from_the_dealers_left(impl):
 def test_deal_cards_deals_the_permutation_it_draws():
     hands, last = deal_cards(np.random.default_rng(9), 2)
     perm = np.random.default_rng(9).permutation(NUM_CARDS)
-    assert hands == list(rc.deal_hands(2, perm.tolist())) and last == perm[-1]
+    assert hands == list(rules_core.deal_hands(2, perm.tolist())) and last == perm[-1]
 
 
-def auction(impl, rv, seat, ncalls, high_bid=0, high_bidder=-1, passed=(), bids=(0, 0, 0, 0)):
+def auction(impl, rules_vec, seat, ncalls, high_bid=0, high_bidder=-1, passed=(), bids=(0, 0, 0, 0)):
     bits = sum(1 << s for s in passed)
-    return tuple(int(x) for x in impl(np.array(rv, dtype=np.int64), seat, ncalls, high_bid, high_bidder, bits,
+    return tuple(int(x) for x in impl(np.array(rules_vec, dtype=np.int64), seat, ncalls, high_bid, high_bidder, bits,
                                       len(passed), sum(bids)))
 
 
-@both(rc.auction_after)
+@both(rules_core.auction_after)
 def test_team_auction_after_a_call(impl):
-    assert auction(impl, TEAM, 0, 1, 7, 0) == (rc.CALLING, 1)
-    assert auction(impl, TEAM, 0, 3, 8, 0, passed=(1, 2)) == (rc.CALLING, 3)  # passes are final
-    assert auction(impl, TEAM, 3, 4, 8, 0, passed=(1, 2, 3)) == (rc.CONTRACT, 0)  # third pass behind a bid
-    assert auction(impl, TEAM, 2, 3, 9, 2, passed=(0, 1, 3)) == (rc.CONTRACT, 2)  # a bid behind three passes
-    assert auction(impl, TEAM, 1, 2, 13, 1) == (rc.CONTRACT, 1)  # 13 cannot be outbid
-    assert auction(impl, TEAM, 2, 3, passed=(0, 1, 2)) == (rc.CALLING, 3)  # three passes, no bid: the last calls
-    assert auction(impl, TEAM, 3, 4, passed=(0, 1, 2, 3)) == (rc.ALL_PASSED, rc.NO_SUIT)
+    assert auction(impl, TEAM, 0, 1, 7, 0) == (CALLING, 1)
+    assert auction(impl, TEAM, 0, 3, 8, 0, passed=(1, 2)) == (CALLING, 3)  # passes are final
+    assert auction(impl, TEAM, 3, 4, 8, 0, passed=(1, 2, 3)) == (CONTRACT, 0)  # third pass behind a bid
+    assert auction(impl, TEAM, 2, 3, 9, 2, passed=(0, 1, 3)) == (CONTRACT, 2)  # a bid behind three passes
+    assert auction(impl, TEAM, 1, 2, 13, 1) == (CONTRACT, 1)  # 13 cannot be outbid
+    assert auction(impl, TEAM, 2, 3, passed=(0, 1, 2)) == (CALLING, 3)  # three passes, no bid: the last calls
+    assert auction(impl, TEAM, 3, 4, passed=(0, 1, 2, 3)) == (ALL_PASSED, NO_SUIT)
 
 
-@both(rc.auction_after)
+@both(rules_core.auction_after)
 def test_individual_bidding_after_a_call(impl):
-    assert auction(impl, INDIVIDUAL, 2, 3, bids=(3, 4, 2, 0)) == (rc.CALLING, 3)
-    assert auction(impl, INDIVIDUAL, 3, 4, bids=(3, 4, 2, 2)) == (rc.OPEN_PLAY, rc.NO_SUIT)  # 11: enough
-    assert auction(impl, INDIVIDUAL, 3, 4, bids=(3, 3, 2, 2)) == (rc.BIDS_TOO_LOW, rc.NO_SUIT)  # 10 < 11
+    assert auction(impl, INDIVIDUAL, 2, 3, bids=(3, 4, 2, 0)) == (CALLING, 3)
+    assert auction(impl, INDIVIDUAL, 3, 4, bids=(3, 4, 2, 2)) == (OPEN_PLAY, NO_SUIT)  # 11: enough
+    assert auction(impl, INDIVIDUAL, 3, 4, bids=(3, 3, 2, 2)) == (BIDS_TOO_LOW, NO_SUIT)  # 10 < 11
 
 
-@both(rc.legal_cards)
+@both(rules_core.legal_cards)
 def test_legal_cards_follow_suit_when_the_hand_can(impl):
     hand = mask_of([0, 5, 13 * HEARTS + 2, 13 * SPADES + 12])
-    assert impl(hand, rc.NO_SUIT) == hand
+    assert impl(hand, NO_SUIT) == hand
     assert impl(hand, CLUBS) == mask_of([0, 5])
     assert impl(hand, HEARTS) == mask_of([13 * HEARTS + 2])
     assert impl(hand, DIAMONDS) == hand  # void: any card
 
 
-@both(rc.voids_after)
+@both(rules_core.voids_after)
 def test_voids_after_a_card_show_the_suit_led_when_not_followed(impl):
-    assert impl(0, 13 * SPADES, rc.NO_SUIT) == 0  # leading shows nothing
+    assert impl(0, 13 * SPADES, NO_SUIT) == 0  # leading shows nothing
     assert impl(0, 13 * HEARTS + 4, HEARTS) == 0
     assert impl(1 << CLUBS, 13 * SPADES, DIAMONDS) == (1 << CLUBS) | (1 << DIAMONDS)
 
@@ -82,8 +86,9 @@ def test_rules_vector_holds_no_episode_settings():
     """Rules alone cannot say when an episode is truncated: reading it from them fails instead of inventing it."""
     rules = make_rules("classic")
     with pytest.raises(IndexError):
-        rc.deal_outcome(rules.vector, False, False, 1)
-    rv = rc.env_vector(rules, "game", "score_diff", 3)
-    assert rv[: len(rules.vector)] == rules.vector and (rv[rc.R_EPISODE_GAME], rv[rc.R_MAX_HANDS]) == (1, 3)
-    assert [rc.deal_outcome(rv, False, False, deals) for deals in (2, 3)] == [rc.NEXT_DEAL, rc.TRUNCATED]
+        rules_core.deal_outcome(rules.vector, False, False, 1)
+    rules_vec = rules_core.env_vector(rules, "game", "score_diff", 3)
+    assert rules_vec[: len(rules.vector)] == rules.vector
+    assert (rules_vec[R_EPISODE_GAME], rules_vec[R_MAX_HANDS]) == (1, 3)
+    assert [rules_core.deal_outcome(rules_vec, False, False, deals) for deals in (2, 3)] == [NEXT_DEAL, TRUNCATED]
 
