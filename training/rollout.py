@@ -22,8 +22,9 @@ one agent object for every game, one ``act_batch`` per step), record
 ``rollout_steps`` steps of every game into preallocated :class:`Storage` (the
 networks, learner and snapshots, act through
 :class:`agents.model.NetworkActor`, as a :class:`~agents.model.PolicyAgent` at a
-table does), and finish: GAE along each seat's chain, returns, and only the
-learner's decisions of hands that ended.
+table does), and finish (:meth:`Storage.finish`, shared with the warm start):
+GAE along each seat's chain, returns, and only the learner's decisions of hands
+that ended.
 """
 from __future__ import annotations
 
@@ -112,6 +113,19 @@ class Storage:
         tt, gg = np.nonzero(self.dones)
         np.maximum.at(last_done, gg, tt)
         return np.arange(T)[:, None] <= last_done[None, :]
+
+    def finish(self, in_chain: np.ndarray, keep: np.ndarray, reward_scale: float, gamma: float, gae_lambda: float,
+               stats: dict[str, float]) -> Batch:
+        """The :class:`Batch` of the ``keep`` decisions of hands that ended: advantages by GAE along each seat's
+        chain of ``in_chain`` decisions (rewards times ``reward_scale``, the value head's units), returns
+        advantages plus values. One finishing for the PPO rollout and the warm start, whose zero values make
+        advantages and returns its Monte-Carlo returns."""
+        adv = gae_per_seat(self.values, self.rewards * reward_scale, self.dones, self.seats, in_chain, gamma,
+                           gae_lambda)
+        keep = keep & self.ended()
+        values, adv = self.values[keep], adv[keep]
+        return Batch(self.obs[keep], self.mask[keep], self.actions[keep], self.logp[keep], values, adv,
+                     adv + values, stats, priv=None if self.priv is None else self.priv[keep])
 
 
 class LocalRollout:
@@ -233,17 +247,12 @@ class LocalRollout:
         return stats
 
     def _finish(self, stats: dict[str, float]) -> Batch:
-        """GAE along each seat's chain, then the learner's decisions of hands that ended in the rollout."""
+        """GAE along the learner's chains, then its decisions of hands that ended in the rollout."""
         storage, ppo = self.storage, self.cfg.ppo
-        T, N = storage.dones.shape
-        # the value head predicts rewards * reward_scale, so advantages and returns are in those units
-        adv = gae_per_seat(storage.values, storage.rewards * ppo.reward_scale, storage.dones, storage.seats,
-                           storage.learned, ppo.gamma, ppo.gae_lambda)
-        keep = storage.learned & storage.ended()
-        values, adv = storage.values[keep], adv[keep]
-        stats.update(decisions=float(T * N), learned_decisions=float(keep.sum()))
-        return Batch(storage.obs[keep], storage.mask[keep], storage.actions[keep], storage.logp[keep], values, adv,
-                     adv + values, stats, priv=None if storage.priv is None else storage.priv[keep])
+        stats["decisions"] = float(storage.dones.size)
+        batch = storage.finish(storage.learned, storage.learned, ppo.reward_scale, ppo.gamma, ppo.gae_lambda, stats)
+        stats["learned_decisions"] = float(len(batch))
+        return batch
 
     @staticmethod
     def _margins(records, teams: Teams, names: list[str]) -> dict[str, float]:
