@@ -15,6 +15,7 @@ from agents.checkpoint import CheckpointError, load_checkpoint
 from agents.model import (
     MASKED_LOGIT,
     ActorCritic,
+    NetworkActor,
     PolicyAgent,
     log_probs_entropy,
     phase_flags,
@@ -27,6 +28,8 @@ from training.batch import Batch
 from training.config import ConfigError, load_config
 from training.imitation import TeacherRollout, agreement, bc_loss, bc_update
 from training.ppo import gae_per_seat, ppo_loss
+from training.rollout import LocalRollout, PoolEntry
+from training.seeds import rollout_seeds
 
 SMOKE = "configs/smoke.yaml"
 TINY = [
@@ -204,6 +207,39 @@ def test_cloned_policy_reproduces_the_teacher_on_held_out_deals():
     after = agreement(model, held_out)
     assert before < 0.4 and uniform < 0.35
     assert after > 0.5, (before, after, uniform)
+
+
+# ------------------------------------------------------------------ acting
+def test_the_rollout_and_the_table_agent_act_through_one_network_actor():
+    cfg = load_config(SMOKE, TINY + ["model.critic=privileged"])
+    rollout = LocalRollout(cfg, cfg.make_rules())
+    torch.manual_seed(0)
+    model = ActorCritic.from_arch(vars(cfg.model))
+    rollout.collect(model.state_dict(), [PoolEntry("current", 1.0)], 3)
+    storage = rollout.storage
+    assert isinstance(rollout.actor, NetworkActor) and storage.learned[0].all()  # every seat is the learner's
+    obs, mask, priv = storage.obs[0], storage.mask[0], storage.priv[0]
+    # the first step's actions, log-probabilities and values are decide()'s with the rollout's first draws
+    actor = NetworkActor(model)
+    recorded = actor.decide(obs, mask, rollout_seeds(3).sampling, priv=priv, record=True)
+    assert np.array_equal(recorded.actions, storage.actions[0]) and mask[np.arange(len(obs)), recorded.actions].all()
+    assert np.array_equal(recorded.logp, storage.logp[0]) and np.array_equal(recorded.values, storage.values[0])
+    with torch.no_grad():
+        logits, values = model(torch.from_numpy(obs), torch.from_numpy(mask), torch.from_numpy(priv))
+    logp = torch.log_softmax(logits, -1)[torch.arange(len(obs)), torch.from_numpy(recorded.actions)]
+    assert torch.allclose(torch.from_numpy(recorded.logp), logp)
+    assert torch.allclose(torch.from_numpy(recorded.values), values)
+    # sampling: one seed, one set of legal actions
+    again = actor.decide(obs, mask, rollout_seeds(3).sampling)
+    assert np.array_equal(again.actions, recorded.actions) and again.logp is None and again.values is None
+    # the table agent: greedy is decide()'s argmax; sampled, a seed replays and every action is legal
+    observations = [{"observation": o, "action_mask": m} for o, m in zip(obs, mask)]
+    greedy = actor.decide(obs, mask).actions
+    assert np.array_equal(greedy, logits.argmax(-1).numpy())
+    assert PolicyAgent(model).act_batch(observations, None) == greedy.tolist()
+    sampled = [PolicyAgent(model, sample=True, seed=5).act_batch(observations, None) for _ in range(2)]
+    assert sampled[0] == sampled[1] and mask[np.arange(len(obs)), sampled[0]].all()
+    assert sampled[0] != greedy.tolist()  # it does sample
 
 
 # ------------------------------------------------------------------ end to end

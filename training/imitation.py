@@ -8,10 +8,12 @@ what a hand is worth, so the policy gradient starts from useful advantages.
 Data come in chunks: ``num_games`` games on the batch engine, every seat played
 by the teacher (one agent object seated at every table through
 :class:`agents.seating.Seating`, asked once per step), ``steps`` decisions each,
-re-seeded from one integer like a PPO rollout. Value targets are each seat's undiscounted rest-of-hand reward (the
-hand's team score difference) times ``reward_scale``, the units of the value
-head; decisions of hands still running when the chunk stops, and those of
-phases the policy does not learn, are dropped.
+re-seeded from one integer like a PPO rollout and recorded and finished as one
+(:class:`~training.rollout.Storage`). Value targets are each seat's rest-of-hand
+reward (the hand's team score difference; discounted by ``gamma`` per decision,
+1 by default) times ``reward_scale``, the units of the value head; decisions of
+hands still running when the chunk stops, and those of phases the policy does
+not learn, are dropped.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
 
 from .batch import Batch
-from .ppo import gae_per_seat, minibatch_steps
+from .ppo import minibatch_steps
 from .rollout import Storage
 from .seeds import teacher_seeds
 
@@ -50,21 +52,17 @@ class TeacherRollout:
         games = list(range(N))
         obs, mask, seat = self.env.reset(seed=deal_seed)
         engine = BatchTables(self.env, obs, mask)
-        st = Storage(T, N, self.privileged)  # the rollout's storage; logp and values stay 0: no behaviour policy
+        storage = Storage(T, N, self.privileged)  # logp and values stay 0: no behaviour policy
         for t in range(T):
-            st.obs[t], st.mask[t], st.seats[t] = obs, mask, seat
-            if st.priv is not None:
-                st.priv[t] = self.env.privileged()
-            st.actions[t] = self.seating.act(games, seat.tolist(), engine)
-            obs, mask, seat, st.rewards[t], st.dones[t], _ = self.env.step(st.actions[t])
+            storage.obs[t], storage.mask[t], storage.seats[t] = obs, mask, seat
+            if storage.priv is not None:
+                storage.priv[t] = self.env.privileged()
+            storage.actions[t] = self.seating.act(games, seat.tolist(), engine)
+            obs, mask, seat, storage.rewards[t], storage.dones[t], _ = self.env.step(storage.actions[t])
             engine.update(obs, mask)
-        # Monte-Carlo returns: GAE with zero values and lambda 1
-        returns = gae_per_seat(st.values, st.rewards * self.reward_scale, st.dones, st.seats,
-                               np.ones((T, N), bool), self.gamma, 1.0)
-        keep = st.ended() & self.learned[phase_of(st.obs)]
-        returns = returns[keep]
-        return Batch(st.obs[keep], st.mask[keep], st.actions[keep], st.logp[keep], st.values[keep],
-                     advantages=returns, returns=returns, priv=None if st.priv is None else st.priv[keep])
+        # Monte-Carlo returns: the rollout's finishing with zero values and lambda 1, along every decision's chain
+        every = np.ones((T, N), dtype=bool)
+        return storage.finish(every, self.learned[phase_of(storage.obs)], self.reward_scale, self.gamma, 1.0, {})
 
 
 def bc_loss(model: ActorCritic, mb: Batch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:

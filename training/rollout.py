@@ -19,9 +19,12 @@ policy does not learn are played by ``learn.other`` for every network seat.
 A collection reads top to bottom (:meth:`LocalRollout.collect`): assign the
 teams (:func:`assign_teams`), seat the agents (:class:`agents.seating.Seating`,
 one agent object for every game, one ``act_batch`` per step), record
-``rollout_steps`` steps of every game into preallocated :class:`Storage`, and
-finish: GAE along each seat's chain, returns, and only the learner's
-decisions of hands that ended.
+``rollout_steps`` steps of every game into preallocated :class:`Storage` (the
+networks, learner and snapshots, act through
+:class:`agents.model.NetworkActor`, as a :class:`~agents.model.PolicyAgent` at a
+table does), and finish (:meth:`Storage.finish`, shared with the warm start):
+GAE along each seat's chain, returns, and only the learner's decisions of hands
+that ended.
 """
 from __future__ import annotations
 
@@ -32,12 +35,7 @@ import numpy as np
 import torch
 
 import agents
-from agents.model import (
-    ActorCritic,
-    phase_flags,
-    phase_of,
-    sample_actions,
-)
+from agents.model import ActorCritic, NetworkActor, phase_of
 from agents.seating import LEFT_TO_CALLER, BatchTables, Seating
 from tarneeb_env import PASS, Rules
 from tarneeb_env.batch import BatchEnv
@@ -47,7 +45,6 @@ from .batch import Batch, allocate
 from .config import Config
 from .ppo import gae_per_seat
 from .seeds import per_agent, rollout_seeds
-
 
 
 @dataclass
@@ -117,6 +114,19 @@ class Storage:
         np.maximum.at(last_done, gg, tt)
         return np.arange(T)[:, None] <= last_done[None, :]
 
+    def finish(self, in_chain: np.ndarray, keep: np.ndarray, reward_scale: float, gamma: float, gae_lambda: float,
+               stats: dict[str, float]) -> Batch:
+        """The :class:`Batch` of the ``keep`` decisions of hands that ended: advantages by GAE along each seat's
+        chain of ``in_chain`` decisions (rewards times ``reward_scale``, the value head's units), returns
+        advantages plus values. One finishing for the PPO rollout and the warm start, whose zero values make
+        advantages and returns its Monte-Carlo returns."""
+        adv = gae_per_seat(self.values, self.rewards * reward_scale, self.dones, self.seats, in_chain, gamma,
+                           gae_lambda)
+        keep = keep & self.ended()
+        values, adv = self.values[keep], adv[keep]
+        return Batch(self.obs[keep], self.mask[keep], self.actions[keep], self.logp[keep], values, adv,
+                     adv + values, stats, priv=None if self.priv is None else self.priv[keep])
+
 
 class LocalRollout:
     """Runs ``env.num_games`` games in-process with batched inference for every network seat."""
@@ -126,10 +136,10 @@ class LocalRollout:
         self.rules = rules
         self.env = BatchEnv(num_games=cfg.env.num_games, rules=rules, seed=cfg.env.seed)
         self.model = ActorCritic.from_arch(vars(cfg.model)).eval()
-        self.learned = phase_flags(cfg.learn.phases)
+        self.actor = NetworkActor(self.model, cfg.learn.phases)
         self._agents: dict[str, agents.Agent] = {}
-        self.other = None if self.learned[:3].all() else self._agent(cfg.learn.other)
-        self._snapshots: dict[str, ActorCritic] = {}
+        self.other = None if self.actor.every_phase else self._agent(cfg.learn.other)
+        self._snapshots: dict[str, NetworkActor] = {}
         self.storage = Storage(cfg.env.rollout_steps, cfg.env.num_games, self.model.privileged)
 
     def _agent(self, spec: str) -> agents.Agent:
@@ -139,13 +149,14 @@ class LocalRollout:
             self._agents[spec] = agents.load(spec, rules=self.rules)  # refuses an agent trained for other rules
         return self._agents[spec]
 
-    def _snapshot_model(self, entry: PoolEntry) -> ActorCritic:
-        model = self._snapshots.get(entry.name)
-        if model is None:
-            model = ActorCritic.from_arch(vars(self.cfg.model)).eval()
+    def _snapshot(self, entry: PoolEntry) -> NetworkActor:
+        """The snapshot's network, deciding the learner's phases (kept while the pool holds it)."""
+        actor = self._snapshots.get(entry.name)
+        if actor is None:
+            model = ActorCritic.from_arch(vars(self.cfg.model))
             model.load_state_dict(entry.state_dict)
-            self._snapshots[entry.name] = model
-        return model
+            actor = self._snapshots[entry.name] = NetworkActor(model, self.cfg.learn.phases)
+        return actor
 
     def submit(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int):
         """Start a collection (here: remember it; :meth:`gather` plays it), as the other backends do."""
@@ -165,8 +176,9 @@ class LocalRollout:
         self._snapshots = {k: m for k, m in self._snapshots.items() if k in live}
         seeds = rollout_seeds(seed)
         teams = assign_teams(pool, seeds.teams, self.cfg.env.num_games)
-        # players[p]: a network or an agent; pool entry k is player k + 1 (a "current" entry is the learner)
-        players: list = [self.model] + [self._snapshot_model(e) if e.kind == "snapshot" else self._agent(e.name)
+        # players[p]: a network (NetworkActor) or an agent; pool entry k is player k + 1 (a "current" entry is
+        # the learner)
+        players: list = [self.actor] + [self._snapshot(e) if e.kind == "snapshot" else self._agent(e.name)
                                         if e.kind == "agent" else None for e in pool]
         seating = self._seat_agents(players, teams)
         seating.start(per_agent(seeds.agents, len(seating.agents)))
@@ -179,7 +191,7 @@ class LocalRollout:
     def _seat_agents(self, players: list, teams: Teams) -> Seating:
         """The agents' seats in every game: an agent entry's team, and ``learn.other`` at the network seats for
         the phases not learned; the networks' own decisions are :meth:`_record`'s (``LEFT_TO_CALLER``)."""
-        is_agent = [p is not None and not isinstance(p, ActorCritic) for p in players]
+        is_agent = [p is not None and not isinstance(p, NetworkActor) for p in players]
         seated = [p for p, a in zip(players, is_agent) if a] + ([self.other] if self.other is not None else [])
         index = np.full(len(players), LEFT_TO_CALLER if self.other is None else len(seated) - 1)
         index[np.flatnonzero(is_agent)] = np.arange(sum(is_agent))
@@ -188,52 +200,46 @@ class LocalRollout:
         return Seating(seated, index[seat_player])
 
     def _record(self, players: list, seating: Seating, teams: Teams, seeds, names: list[str]) -> dict[str, float]:
-        """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics."""
-        st, T = self.storage, self.cfg.env.rollout_steps
-        gen = seeds.sampling
-        is_network = np.array([isinstance(p, ActorCritic) for p in players])
+        """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics.
+
+        Each step the networks decide their rows (:meth:`NetworkActor.decide`): the learner's first, recording
+        log-probabilities and values, then each snapshot's in player order, all sampled from the one
+        ``seeds.sampling`` generator in that order; the agents, and ``learn.other`` at the network seats, then
+        decide the rest through the seating."""
+        storage, T = self.storage, self.cfg.env.rollout_steps
+        generator = seeds.sampling
+        is_network = np.array([isinstance(p, NetworkActor) for p in players])
         engine = BatchTables(self.env)
         bids = passes = 0
         records: list[tuple[int, dict]] = []
         agent_time = 0.0
         obs, mask, seat = self.env.reset(seed=seeds.deals)
         for t in range(T):
-            st.obs[t], st.mask[t], st.seats[t] = obs, mask, seat
+            storage.obs[t], storage.mask[t], storage.seats[t] = obs, mask, seat
             engine.update(obs, mask)
-            phase = phase_of(obs)
-            learned = self.learned[phase]
+            learned = self.actor.decides(obs)
             player = teams.player_at(seat)
             mine = (player == LEARNER) & learned
-            st.learned[t] = mine
-            actions = st.actions[t]
+            storage.learned[t] = mine
+            actions = storage.actions[t]
+            if storage.priv is not None:
+                storage.priv[t] = self.env.privileged()
             idx = np.flatnonzero(mine)
-            if st.priv is not None:
-                st.priv[t] = self.env.privileged()
-            if idx.size:
-                priv = None if st.priv is None else torch.from_numpy(st.priv[t, idx])
-                with torch.inference_mode():
-                    logits, v = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]).bool(), priv)
-                    a = sample_actions(logits, gen)
-                    logp = torch.log_softmax(logits, dim=-1)  # as log_probs_entropy, without the entropy
-                actions[idx] = a.numpy()
-                st.values[t, idx] = v.numpy()
-                st.logp[t, idx] = logp.gather(1, a[:, None]).squeeze(1).numpy()
-            for p in range(1, len(players)):  # snapshots: sampled, not recorded
-                sidx = np.flatnonzero((player == p) & learned) if isinstance(players[p], ActorCritic) else ()
-                if len(sidx):
-                    with torch.inference_mode():
-                        logits = players[p].policy_logits(torch.from_numpy(obs[sidx]),
-                                                          torch.from_numpy(mask[sidx]).bool())
-                    actions[sidx] = sample_actions(logits, gen).numpy()
+            decision = self.actor.decide(obs[idx], mask[idx], generator,
+                                         priv=None if storage.priv is None else storage.priv[t, idx], record=True)
+            actions[idx], storage.logp[t, idx], storage.values[t, idx] = decision
+            for p in np.flatnonzero(is_network[1:]) + 1:  # snapshots: sampled, not recorded
+                sidx = np.flatnonzero((player == p) & learned)
+                actions[sidx] = players[p].decide(obs[sidx], mask[sidx], generator).actions
             ta = time.perf_counter()
             aidx = np.flatnonzero(~is_network[player] | ~learned)  # agents' seats, and learn.other's phases
             if aidx.size:
                 actions[aidx] = seating.act(aidx.tolist(), seat[aidx].tolist(), engine)
             agent_time += time.perf_counter() - ta
-            own_bids = (phase == BIDDING) & ((seat & 1) == teams.learner_team) & learned
+            own_bids = (phase_of(obs) == BIDDING) & ((seat & 1) == teams.learner_team) & learned
             bids += int(own_bids.sum())
             passes += int((own_bids & (actions == PASS)).sum())
-            obs, mask, seat, st.rewards[t], st.dones[t], recs = self.env.step(actions)
+            obs, mask, seat, storage.rewards[t], storage.dones[t], recs = self.env.step(actions)
             records.extend(recs)
         stats = self._stats(records, teams.learner_team, bids, passes)
         stats.update(self._margins(records, teams, names))
@@ -241,17 +247,12 @@ class LocalRollout:
         return stats
 
     def _finish(self, stats: dict[str, float]) -> Batch:
-        """GAE along each seat's chain, then the learner's decisions of hands that ended in the rollout."""
-        st, ppo = self.storage, self.cfg.ppo
-        T, N = st.dones.shape
-        # the value head predicts rewards * reward_scale, so advantages and returns are in those units
-        adv = gae_per_seat(st.values, st.rewards * ppo.reward_scale, st.dones, st.seats, st.learned,
-                           ppo.gamma, ppo.gae_lambda)
-        keep = st.learned & st.ended()
-        values, adv = st.values[keep], adv[keep]
-        stats.update(decisions=float(T * N), learned_decisions=float(keep.sum()))
-        return Batch(st.obs[keep], st.mask[keep], st.actions[keep], st.logp[keep], values, adv,
-                     adv + values, stats, priv=None if st.priv is None else st.priv[keep])
+        """GAE along the learner's chains, then its decisions of hands that ended in the rollout."""
+        storage, ppo = self.storage, self.cfg.ppo
+        stats["decisions"] = float(storage.dones.size)
+        batch = storage.finish(storage.learned, storage.learned, ppo.reward_scale, ppo.gamma, ppo.gae_lambda, stats)
+        stats["learned_decisions"] = float(len(batch))
+        return batch
 
     @staticmethod
     def _margins(records, teams: Teams, names: list[str]) -> dict[str, float]:
