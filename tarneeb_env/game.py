@@ -238,13 +238,14 @@ class TarneebGame:
         seat = self.current
         self.hands[seat] &= ~(1 << card)
         trick = self.trick
-        led = trick[0][1] // SUIT_SIZE if trick else rules_core.NO_SUIT
-        voids = rules_core.voids_after(self.voids[seat], card, led)
-        if voids != self.voids[seat]:
-            self.voids[seat] = voids
-            if self.writer is not None:
-                self.writer.on_void(seat, led)
-        if not trick:
+        if trick:  # a lead shows no void: the call is skipped, as voids_after would return the voids unchanged
+            led = trick[0][1] // SUIT_SIZE
+            voids = rules_core.voids_after(self.voids[seat], card, led)
+            if voids != self.voids[seat]:
+                self.voids[seat] = voids
+                if self.writer is not None:
+                    self.writer.on_void(seat, led)
+        else:
             led = card // SUIT_SIZE
         play = (seat, card)
         trick.append(play)
