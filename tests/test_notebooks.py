@@ -16,7 +16,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-NAMES = ["training_curves.ipynb", "agent_analysis.ipynb"]
+NAMES = ["training_curves.ipynb", "agent_analysis.ipynb", "exploiters.ipynb"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -76,3 +76,17 @@ def test_agent_analysis_notebook_runs(monkeypatch, tmp_path):
     if not (ROOT / "checkpoints" / "classic.pt").is_file():
         assert "falls back to the `rule` baseline" in text
         assert "\n| rule | +0.00 | [+0.00, +0.00] | 24 |" in margins  # rule is deterministic: every deal ties
+
+
+def test_exploiters_notebook_plots_the_committed_figures(monkeypatch, tmp_path):
+    import csv
+
+    text, _, images = _execute("exploiters.ipynb", monkeypatch, tmp_path)
+    rows = list(csv.DictReader((ROOT / "docs" / "exploiters.csv").open()))
+    assert f"read docs/exploiters.csv: {len(rows)} rows" in text
+    assert images == 1
+    finals = [r for r in rows if int(r["deals"]) >= 10000]
+    assert finals, "docs/exploiters.csv holds no 10,000-deal figure"
+    for r in finals:  # each target's final figure printed as the CSV holds it
+        assert (f"{r['target']}: exploiter's margin {float(r['margin']):+.2f} [{float(r['ci_lo']):+.2f}, "
+                f"{float(r['ci_hi']):+.2f}] over {int(r['deals']):,} held-out deals") in text
