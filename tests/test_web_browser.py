@@ -421,9 +421,12 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
             action = actions[0]
             key = "cdhs"[action - 66]
         moves = len(game.auction)
+        drawn = find(browser, "#choices button:not([disabled])")[0]
         keys.send_keys(key).perform()
         WebDriverWait(browser, WAIT).until(lambda b: len(game.auction) > moves)
         assert (0, action) in [tuple(m) for m in game.auction]
+        # the page has drawn the server's answer: else the next look could still see this turn's buttons
+        WebDriverWait(browser, WAIT, 0.02).until(staleness_of(drawn))
     table = session_of(browser, app).table
     find(browser, "#new-game")[0].click()
     assert "Abandon the game" in browser.switch_to.alert.text
