@@ -1,4 +1,5 @@
-"""checkpoints/MANIFEST.yaml lists every shipped file with its current sha256 and configs that exist."""
+"""checkpoints/MANIFEST.yaml lists every shipped file with its current sha256, configs that exist, and figures measured
+on the held-out deals (#48: choices are made on the selection deals, figures reported on others)."""
 from __future__ import annotations
 
 import shlex
@@ -6,6 +7,7 @@ from pathlib import Path
 
 from agents.checkpoint import sha256_file
 from agents.shipped import SHIPPED_DIR, manifest
+from evaluation import deal_set_of
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = {"sha256", "rules", "made_by", "config", "command", "seeds", "minutes", "decisions", "figures"}
@@ -30,3 +32,16 @@ def test_every_named_config_exists_and_every_figure_has_its_command():
             assert words[:2] == ["python", "evaluate.py"] and "--deals" in words, (name, fig)
             assert str(fig["deals"]) == words[words.index("--deals") + 1], (name, fig)
             assert fig["ci95"][0] <= fig["margin"] <= fig["ci95"][1], (name, fig)
+
+
+def test_every_figure_is_measured_on_the_held_out_deals():
+    for name, entry in manifest().items():
+        for fig in entry["figures"]:
+            words = shlex.split(fig["command"])
+            if "--deal-set" in words:
+                deal_set = words[words.index("--deal-set") + 1]
+            else:  # a seed names the deals; no seed is seed 0, in no named set
+                deal_set = deal_set_of(int(words[words.index("--seed") + 1]) if "--seed" in words else 0)
+            assert fig.get("deal_set") == deal_set == "heldout", (name, fig)
+            bootstrap = "--ci" in words and words[words.index("--ci") + 1] == "bootstrap"
+            assert bootstrap == (fig.get("ci") == "bootstrap"), (name, fig)  # the interval's method as measured
