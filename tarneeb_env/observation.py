@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
+from .rules_core import NO_SUIT
 
 LAYOUT = (
     ("hand", 52),
@@ -94,7 +95,7 @@ TRICK_END = TRICK + SIZES["trick"]
 AUCTION_BLOCKS = slice(BIDS, CONTRACT + SIZES["contract"])  # bids, passed, pass_at, declarer, contract
 assert [name for name, _ in LAYOUT].index("contract") - [name for name, _ in LAYOUT].index("bids") == 4
 
-NONE = -1  # no exposed card, no trump (yet), no seat
+NONE = NO_SUIT  # no exposed card, no trump (yet), no seat: the engines' value, which the kernels pass in
 CLEAR, SET = 0.0, 1.0
 
 
