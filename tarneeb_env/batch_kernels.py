@@ -29,7 +29,7 @@ from .observation import (
     put_seat_tricks, put_team_tricks, put_void,
 )
 from .rules_core import BIDDING, DONE, GOES_ON, PLAY, TRUMP
-from .rules_core import A_INDIVIDUAL, A_NONE, R_AUCTION, R_TARGET, R_TRUMP, T_LAST_CARD
+from .rules_core import A_NONE, R_AUCTION, R_TARGET, R_TRUMP, T_LAST_CARD
 
 for _rule in rules_core.KERNEL_RULES + observation.ENCODER:  # compiled in here; still plain Python for TarneebGame
     register_jitable(_rule)
@@ -348,7 +348,7 @@ def _apply(state, auction, plays, trick_winners, i, a, rules_vec, rewards):
     else:
         b = a - BID_BASE
         state[i, BIDS0 + seat] = b
-        if rules_vec[R_AUCTION] != A_INDIVIDUAL:  # individual bids are not raised: no highest
+        if rules_core.bid_is_high(rules_vec):
             state[i, HIGH_BID] = b
             state[i, HIGH_BIDDER] = seat
     total = state[i, BIDS0] + state[i, BIDS0 + 1] + state[i, BIDS0 + 2] + state[i, BIDS0 + 3]

@@ -187,8 +187,7 @@ class TarneebGame:
         else:
             b = action - BID_BASE
             self.bids[seat] = b
-            # individual bids are not raised: no highest
-            if self._rules_vec[rules_core.R_AUCTION] != rules_core.A_INDIVIDUAL:
+            if rules_core.bid_is_high(self._rules_vec):
                 self.high_bid = b
                 self.high_bidder = seat
             if w is not None:

@@ -114,6 +114,12 @@ def bid_bits(rules_vec, high_bid, high_bidder, npassed):
     return bids | 1
 
 
+def bid_is_high(rules_vec):
+    """Whether a bid becomes the highest bid, its bidder the one who would hold the contract: in the team auction.
+    Individual bids are not raised over each other: each stands alone, and there is no highest."""
+    return rules_vec[R_AUCTION] != A_INDIVIDUAL
+
+
 def auction_after(rules_vec, seat, ncalls, high_bid, high_bidder, passed_bits, npassed, total_bids):
     """Where the auction goes after ``seat``'s call, read from the state with the call in it:
     ``(CALLING, next seat to call)``, ``(CONTRACT, declarer)``, ``(OPEN_PLAY, NO_SUIT)`` (no declarer: play
@@ -305,7 +311,7 @@ def deal_outcome(rules_vec, game_over, thrown_in, deals):
 
 # what the kernels compile in (tarneeb_env.batch_kernels registers each with numba)
 KERNEL_RULES = (
-    deal_hands, bid_bits, auction_after, first_leader, legal_cards, voids_after, fixed_trump, trick_winner,
+    deal_hands, bid_bits, bid_is_high, auction_after, first_leader, legal_cards, voids_after, fixed_trump, trick_winner,
     individual_bid_value, team_score, no_auction_points, score_hand, _individual_delta, game_winner, team0_reward,
     deal_outcome,
 )
