@@ -35,6 +35,7 @@ for _rule in rules_core.KERNEL_RULES + observation.ENCODER:  # compiled in here;
     register_jitable(_rule)
 
 MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump call
+ALL_SEATS = 0b1111  # _observe_game's obs_seats: write the observation whichever seat acts
 
 # ---- columns of state
 (PHASE, CURRENT, DEALER, LEADER, TRUMP_SUIT, DECLARER, BID, HIGH_BID, HIGH_BIDDER, PASSED_BITS, NPASSED, EXPOSED,
@@ -243,7 +244,7 @@ def deal_from_perms(state, auction, plays, trick_winners, dealt, games, perms, d
         hands[0], hands[1], hands[2], hands[3] = rules_core.deal_hands(state[i, DEALER], perms[k])
         exposed = perms[k, NUM_CARDS - 1] if rules_vec[R_TRUMP] == T_LAST_CARD else rules_core.NO_SUIT
         start_deal(state, auction, plays, trick_winners, dealt, i, hands, exposed, rules_vec)
-        _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat)
+        _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat, ALL_SEATS)
 
 
 # -------------------------------------------------------------------- moves
@@ -391,7 +392,7 @@ def step_games(state, auction, plays, trick_winners, actions, rules_vec, rewards
         o = _apply(state, auction, plays, trick_winners, i, actions[i], rules_vec, rewards)
         outcome[i] = o
         if o == GOES_ON:
-            _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat)
+            _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat, ALL_SEATS)
         else:
             ended += 1
     return ended
@@ -417,11 +418,7 @@ def step_some(state, auction, plays, trick_winners, games, actions, rules_vec, r
         o = _apply(state, auction, plays, trick_winners, i, actions[k], rules_vec, rewards)
         outcome[i] = o
         if o == GOES_ON:
-            s = state[i, CURRENT]
-            seat[i] = s
-            legal_mask_row(state, plays, i, rules_vec, mask[i])
-            if (obs_seats[i] >> s) & 1:
-                write_obs_row(state, auction, plays, i, s, rules_vec, obs[i])
+            _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat, obs_seats[i])
         else:
             ended += 1
     return ended
@@ -460,18 +457,20 @@ def write_obs_row(state, auction, plays, i, o, rules_vec, row):
 
 
 @njit(cache=True)
-def _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat):
+def _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat, obs_seats):
+    """Game ``i``'s seat to act and its mask, and its observation when that seat's bit of ``obs_seats`` is set."""
     o = state[i, CURRENT]
     seat[i] = o
-    write_obs_row(state, auction, plays, i, o, rules_vec, obs[i])
     legal_mask_row(state, plays, i, rules_vec, mask[i])
+    if (obs_seats >> o) & 1:
+        write_obs_row(state, auction, plays, i, o, rules_vec, obs[i])
 
 
 @njit(cache=True)
 def observe_all(state, auction, plays, rules_vec, obs, mask, seat):
     """Observation, action mask and seat of the seat to act, for every game."""
     for i in range(state.shape[0]):
-        _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat)
+        _observe_game(state, auction, plays, i, rules_vec, obs, mask, seat, ALL_SEATS)
 
 
 @njit(cache=True)
