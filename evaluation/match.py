@@ -65,12 +65,12 @@ def _state(loaded, names, rules, seed, keep_records) -> dict[str, Any]:
     return {"agents": loaded, "names": names, "rules": rules, "seed": seed, "keep_records": keep_records}
 
 
-def _run_task(task, state: dict[str, Any]) -> _ChunkResult:
+def _run_task(task, state: dict[str, Any], progress=None) -> _ChunkResult:
     kind, i, j, chunk, start, stop = task
     role_agents = (state["agents"][i], state["agents"][j])
     names = (state["names"][i], state["names"][j])
     run = _run_deals if kind == _DEALS else _run_games
-    return run(role_agents, names, state["rules"], state["seed"], start, stop, chunk, state["keep_records"])
+    return run(role_agents, names, state["rules"], state["seed"], start, stop, chunk, state["keep_records"], progress)
 
 
 def _run_task_in_worker(task) -> _ChunkResult:
@@ -163,13 +163,14 @@ def round_robin(
             state = _state(loaded, names, rules, int(seed), records)
             with one_torch_thread():
                 for task in tasks:
-                    _finished(task, _run_task(task, state), results, bar, len(pair_index) == 1)
+                    moved = _ChunkBar(bar, task[5] - task[4])  # in-process, the bar moves within the chunk too
+                    _finished(_run_task(task, state, moved), results, moved, len(pair_index) == 1)
         else:
             ctx = multiprocessing.get_context("spawn")
             initargs = (list(entries), names, rules, int(seed), records)
             with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=initargs) as pool:
                 for task, result in zip(tasks, pool.imap(_run_task_in_worker, tasks)):
-                    _finished(task, result, results, bar, len(pair_index) == 1)
+                    _finished(result, results, _ChunkBar(bar, task[5] - task[4]), len(pair_index) == 1)
     except KeyboardInterrupt:
         # Ctrl-C in an hour-long evaluation keeps the chunks already played: they are a prefix of the tasks,
         # so each pair's finished deals are exactly what a shorter --deals run of the same seed plays
@@ -206,14 +207,30 @@ def round_robin(
     return RoundRobinResult(names, matches, ratings, complete)
 
 
-def _finished(task, result: _ChunkResult, results: list[_ChunkResult], bar, one_pair: bool) -> None:
-    """Keep a chunk's result and move the bar; in a match the bar shows the margin so far, with its interval."""
+class _ChunkBar:
+    """One chunk's share of the progress bar (its ``size`` deals or games): called with the fraction done, it
+    moves the bar by the whole deals reached since the last call. Within a chunk that is deals' worth of cards
+    played (its lockstep tables end together), so the bar moves while an hour-long chunk plays."""
+
+    def __init__(self, bar, size: int):
+        self.bar, self.size, self.shown = bar, size, 0
+
+    def __call__(self, fraction: float) -> None:
+        reached = min(self.size, int(fraction * self.size))
+        if reached > self.shown:
+            self.bar.update(reached - self.shown)
+            self.shown = reached
+
+
+def _finished(result: _ChunkResult, results: list[_ChunkResult], moved: _ChunkBar, one_pair: bool) -> None:
+    """Keep a chunk's result and move the bar to its end; in a match the bar shows the margin so far, with its
+    interval."""
     results.append(result)
-    bar.update(task[5] - task[4])
+    moved(1.0)
     if one_pair:
         margins = np.concatenate([r.margins for r in results])
         ci = margin_ci95(margins)
-        bar.set_postfix_str(f"margin {np.mean(margins):+.2f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""))
+        moved.bar.set_postfix_str(f"margin {np.mean(margins):+.2f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""))
 
 
 def duplicate_match(

@@ -2,7 +2,7 @@
 :class:`agents.seating.Seating` (one ``act_batch`` call per agent per step)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from agents.seating import GameTables, Seating
 from tarneeb_env import IllegalActionError, Rules
+from tarneeb_env.cards import NUM_CARDS
 from tarneeb_env.game import TarneebGame
 from tarneeb_env.observation import ObservationWriter
 
@@ -51,9 +52,18 @@ class _Table:
         else:
             game.next_deal()
 
+    def progress(self) -> float:
+        """How far the table is, 0 to 1: a duplicate table by the cards played of its deal (a thrown-in deal
+        played none), a whole game only once it ends (a game's deals have no known number)."""
+        if self.done:
+            return 1.0
+        return 0.0 if self.whole_game else len(self.game.played) / NUM_CARDS
 
-def play_lockstep(tables: list[_Table], seating: Seating) -> None:
-    """Play every table to its end; ``seating`` seats table i's roles (one ``act_batch`` per agent per step)."""
+
+def play_lockstep(tables: list[_Table], seating: Seating, progress: Optional[Callable[[float], None]] = None) -> None:
+    """Play every table to its end; ``seating`` seats table i's roles (one ``act_batch`` per agent per step).
+    ``progress``, if given, is called after each step with the tables' mean :meth:`_Table.progress`: a
+    progress bar moves within a chunk, where an hour-long match with a slow agent spends most of its time."""
     engine = GameTables([t.game for t in tables], [t.writer for t in tables])
     active = [i for i, t in enumerate(tables) if not t.done]
     while active:
@@ -67,6 +77,8 @@ def play_lockstep(tables: list[_Table], seating: Seating) -> None:
             if result is not None:
                 t.finish_deal(result)
         active = [i for i in active if not tables[i].done]
+        if progress is not None:
+            progress(sum(t.progress() for t in tables) / len(tables))
 
 
 def _seating(role_agents: Sequence[Any], names: Sequence[str], seat_roles: list, seed: int, kind: int,
@@ -95,7 +107,8 @@ _EVEN = (0, 1, 0, 1)  # A on seats 0 & 2
 _ODD = (1, 0, 1, 0)  # A on seats 1 & 3
 
 
-def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool):
+def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool,
+               progress: Optional[Callable[[float], None]] = None):
     seating = _seating(role_agents, names, [_EVEN, _ODD] * (stop - start), seed, _DEALS, chunk)
     observe = seating.reads_observation
     tables = []
@@ -106,7 +119,7 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
             t.game.new_game(d.dealer)
             t.game.start_deal([list(h) for h in d.hands], d.exposed_card)
             tables.append(t)
-    play_lockstep(tables, seating)
+    play_lockstep(tables, seating, progress)
     stats = {0: AgentStats(), 1: AgentStats()}
     records = [] if keep_records else None
     for t in tables:
@@ -120,7 +133,8 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
     return _ChunkResult(margins, (stats[0], stats[1]), records=records)
 
 
-def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool):
+def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, chunk: int, keep_records: bool,
+               progress: Optional[Callable[[float], None]] = None):
     seating = _seating(role_agents, names, [_ODD if g % 2 else _EVEN for g in range(start, stop)], seed, _GAMES,
                        chunk)
     observe = seating.reads_observation
@@ -133,7 +147,7 @@ def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: in
         t.game.new_game(pair % 4)
         t.game.start_deal()
         tables.append(t)
-    play_lockstep(tables, seating)
+    play_lockstep(tables, seating, progress)
     a_won = b_won = 0
     records = [] if keep_records else None
     for t in tables:

@@ -9,7 +9,7 @@ import pytest
 
 import evaluation
 from agents import Agent, RandomAgent
-from tarneeb_env import OBS_SIZE, PASS
+from tarneeb_env import OBS_SIZE, PASS, make_rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUIT_BITS = 13
@@ -393,6 +393,42 @@ class CtrlCAgent(RandomAgent):
 
 class CtrlCAfterTwoChunks(CtrlCAgent):
     name = "random"  # plays exactly like random, so its finished chunks can be compared with random's
+
+
+class RecordingBar:
+    """Stands in for tqdm's bar: records each update."""
+
+    def __init__(self, *args, total=0, **kwargs):
+        self.total, self.updates = total, []
+
+    def update(self, n):
+        self.updates.append(n)
+
+    def set_postfix_str(self, s):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_in_process_progress_moves_within_a_chunk_and_ends_at_the_total(monkeypatch):
+    import tqdm
+
+    bars = []
+    monkeypatch.setattr(tqdm, "tqdm", lambda *a, **k: bars.append(RecordingBar(*a, **k)) or bars[-1])
+    evaluation.duplicate_match(CautiousAgent(), RandomAgent(), deals=40, seed=3, batch=20, progress=True)
+    (bar,) = bars
+    assert bar.total == 40 and sum(bar.updates) == 40 and min(bar.updates) >= 1
+    assert len(bar.updates) > 2 * 2  # more moves than the two chunks: the bar moves while a chunk plays
+
+
+def test_a_duplicate_tables_progress_rises_by_its_cards_to_one():
+    from evaluation.tables import _run_deals
+
+    seen = []
+    _run_deals((CautiousAgent(), RandomAgent()), ("a", "b"), make_rules("classic"), 4, 0, 6, 0, False, seen.append)
+    assert seen == sorted(seen) and seen[-1] == 1.0
+    assert any(0.0 < f < 1.0 for f in seen) and len(set(seen)) > 13  # card by card, not only at the end
 
 
 def test_interrupted_match_keeps_the_finished_chunks_equal_to_a_shorter_run():
