@@ -163,8 +163,9 @@ def round_robin(
             state = _state(loaded, names, rules, int(seed), records)
             with one_torch_thread():
                 for task in tasks:
-                    moved = _ChunkBar(bar, task[5] - task[4])  # in-process, the bar moves within the chunk too
-                    _finished(_run_task(task, state, moved), results, moved, len(pair_index) == 1)
+                    moved = _ChunkBar(bar, task[5] - task[4])  # in-process, a shown bar moves within the chunk too
+                    result = _run_task(task, state, moved if progress else None)  # no bar: no per-step tally
+                    _finished(result, results, moved, len(pair_index) == 1)
         else:
             ctx = multiprocessing.get_context("spawn")
             initargs = (list(entries), names, rules, int(seed), records)
