@@ -12,14 +12,45 @@ hands as 52-bit masks, ``card = suit * 13 + rank``) and translated here:
 
 Bidding solves one first lead per trump suit (:func:`lead_tricks`) rather than whole DD tables:
 Tarneeb's first leader is known (the declarer or the eldest hand), and 4 solves cost a third of a table.
+
+Threads: DDS solves a batch on as many threads as the machine has cores, counting cores this process may
+not run on (a ``taskset``-pinned run, a container's CPU set), so by default this module caps it at the cores
+the process may use (``os.sched_getaffinity``); :func:`set_threads` sets it (the evaluator gives each of its
+``W`` worker processes its share of those cores). Solutions do not depend on the thread count.
 """
 from __future__ import annotations
 
+import os
 from typing import Sequence
 
 INSTALL_HINT = 'the expert agent needs endplay (the DDS double-dummy solver): pip install -e ".[expert]"'
 
 _dds = None
+_threads: int | None = None  # None: the cores this process may run on
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), not the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity API (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def set_threads(n: int | None) -> None:
+    """Solve on at most ``n`` threads (``None``: :func:`usable_cores`); applies now if DDS is loaded,
+    else when it first is, so calling this never imports endplay."""
+    global _threads
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ValueError(f"DDS threads must be a whole number >= 1 (or None for the usable cores), got {n!r}")
+    _threads = n
+    if _dds is not None:
+        _dds.SetMaxThreads(threads())
+
+
+def threads() -> int:
+    """The thread count DDS solves on (set by :func:`set_threads`, else the usable cores)."""
+    return _threads if _threads is not None else usable_cores()
 
 
 def _lib():
@@ -30,6 +61,7 @@ def _lib():
             import endplay._dds as dds
         except ImportError as e:
             raise ImportError(f"{INSTALL_HINT} ({e})") from None
+        dds.SetMaxThreads(threads())
         _dds = dds
     return _dds
 

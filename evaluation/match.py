@@ -51,11 +51,14 @@ def one_torch_thread():
         torch.set_num_threads(before)
 
 
-def _init_worker(entries, names, rules, seed, keep_records) -> None:
+def _init_worker(entries, names, rules, seed, keep_records, pool_size) -> None:
     import torch
+
+    from agents import dds
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it keeps the finished chunks
     torch.set_num_threads(1)  # see one_torch_thread; W processes x several threads would also oversubscribe
+    dds.set_threads(max(1, dds.usable_cores() // pool_size))  # expert/search's solver: W shares of the cores
     warnings.simplefilter("ignore", agent_lib.RulesOverrideWarning)  # the parent warned once already
     loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
     _WORKER.update(_state(loaded, names, rules, seed, keep_records))
@@ -168,8 +171,9 @@ def round_robin(
                     _finished(result, results, moved, len(pair_index) == 1)
         else:
             ctx = multiprocessing.get_context("spawn")
-            initargs = (list(entries), names, rules, int(seed), records)
-            with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=initargs) as pool:
+            pool_size = min(workers, len(tasks))
+            initargs = (list(entries), names, rules, int(seed), records, pool_size)
+            with ctx.Pool(pool_size, initializer=_init_worker, initargs=initargs) as pool:
                 for task, result in zip(tasks, pool.imap(_run_task_in_worker, tasks)):
                     _finished(result, results, _ChunkBar(bar, task[5] - task[4]), len(pair_index) == 1)
     except KeyboardInterrupt:

@@ -106,8 +106,8 @@ def test_the_evaluator_workers_check_the_rules_and_do_not_repeat_the_warning(mon
     with warnings.catch_warnings(record=True) as caught:  # the worker's warning filter stays in here
         warnings.simplefilter("always")
         with pytest.raises(agents.RulesMismatchError, match=REFUSED):
-            match._init_worker([SHIPPED, "rule"], ["a", "b"], SYRIAN, 0, False)
-        match._init_worker([SHIPPED + "?rules=any", "rule"], ["a", "b"], SYRIAN, 0, False)
+            match._init_worker([SHIPPED, "rule"], ["a", "b"], SYRIAN, 0, False, 1)
+        match._init_worker([SHIPPED + "?rules=any", "rule"], ["a", "b"], SYRIAN, 0, False, 1)
     assert caught == [] and match._WORKER["agents"][0].rules == CLASSIC
 
 

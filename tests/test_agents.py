@@ -292,6 +292,65 @@ def test_dd_wrapper_matches_endplay_tables():
             assert got[leader] == 13 - table[denoms[trump], declarer]
 
 
+def test_dds_threads_option_checks_its_value():
+    from agents import dds
+
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="DDS threads"):
+            dds.set_threads(bad)
+
+
+def test_dds_threads_reach_the_solver_at_once_or_at_its_first_load(monkeypatch):
+    """Set before DDS loads, the count waits (endplay is not imported for it) and applies at the load; the
+    default is the cores this process may run on, not the machine's; set after, it applies at once."""
+    import sys
+    import types
+
+    import endplay
+
+    from agents import dds
+
+    calls = []
+    fake = types.SimpleNamespace(SetMaxThreads=calls.append)
+    monkeypatch.setattr(dds, "_dds", None)
+    monkeypatch.setattr(dds, "_threads", None)
+    monkeypatch.setattr(dds, "usable_cores", lambda: 3)
+    dds.set_threads(5)
+    assert dds.threads() == 5 and calls == []
+    dds.set_threads(None)
+    monkeypatch.setitem(sys.modules, "endplay._dds", fake)
+    monkeypatch.setattr(endplay, "_dds", fake, raising=False)
+    assert dds._lib() is fake and calls == [3]
+    dds.set_threads(1)
+    assert calls == [3, 1]
+
+
+def test_dds_solutions_do_not_depend_on_its_threads(monkeypatch):
+    from agents import dds
+
+    monkeypatch.setattr(dds, "_threads", dds._threads)
+    rng = np.random.default_rng(12)
+    positions = [(deal_cards(rng, 0)[0], trump, leader) for trump in range(4) for leader in range(2)]
+    dds.set_threads(None)
+    many = dds.lead_tricks(positions)
+    dds.set_threads(1)
+    assert dds.lead_tricks(positions) == many
+    dds.set_threads(None)
+
+
+def test_evaluator_workers_share_the_usable_cores_among_their_dds_threads(monkeypatch):
+    from agents import dds
+    from evaluation import match
+
+    monkeypatch.setattr(dds, "_threads", None)
+    monkeypatch.setattr(dds, "usable_cores", lambda: 8)
+    monkeypatch.setattr(match.signal, "signal", lambda *a: None)  # the test process keeps its Ctrl-C
+    monkeypatch.setattr(match, "_WORKER", {})
+    for pool_size, expected in ((1, 8), (3, 2), (16, 1)):
+        match._init_worker(["rule", "rule"], ["a", "b"], "classic", 0, False, pool_size)
+        assert dds.threads() == expected
+
+
 # dealt by seed 5, classic, dealer 0; rule agents played the auction and 12 tricks less one card
 ENDING_DEAL = [
     [1, 3, 4, 9, 20, 23, 26, 32, 39, 40, 43, 45, 51],
