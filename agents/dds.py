@@ -30,7 +30,8 @@ _threads: int | None = None  # None: the cores this process may run on
 
 
 def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), not the machine's count."""
+    """The cores this process may run on (its CPU affinity), not the machine's count (the trainer's backend
+    choice uses it too)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # no affinity API (macOS, Windows)

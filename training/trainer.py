@@ -43,6 +43,7 @@ import numpy as np
 import torch
 
 import agents
+from agents.dds import usable_cores
 from agents.model import ActorCritic, phase_flags
 from agents.rules_check import RulesMismatchError
 from tarneeb_env import OBS_VERSION
@@ -95,8 +96,7 @@ def default_backend(cfg: Config) -> str:
     else ``local``."""
     from .process_rollout import shared_memory_shortfall
 
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return "process" if cpus >= 2 and shared_memory_shortfall(cfg) is None else "local"
+    return "process" if usable_cores() >= 2 and shared_memory_shortfall(cfg) is None else "local"
 
 
 class Trainer:
