@@ -25,6 +25,8 @@ network's.
   the end by the network for all four seats, greedily, with one batched forward pass per step; the result
   is the deal's score difference for the seat's team. ``rollout="dds"``: each layout is solved double
   dummy (DDS via endplay, as ``expert``), scored as ``expert`` scores it.
+- ``samples`` (64): layouts per decision. Chosen on the selection deals (400 of seed 1 against the network):
+  8, 16, 32 and 64 layouts gave +0.21, +0.50, +0.56 and +0.93 a deal, at about 0.33 CPU s a searched card for 64.
 - ``time`` (seconds, default none): a hard budget per decision. Layouts are evaluated ``CHUNK`` at a
   time and no chunk is started that the time measured so far says would end past the budget (the
   first always runs). With a budget the play depends on the machine's speed; without one it depends
@@ -69,7 +71,7 @@ class SearchAgent(Agent):
 
     name = "search"
 
-    def __init__(self, seed: Optional[int] = None, rules: RulesSpec = None, samples: int = 32,
+    def __init__(self, seed: Optional[int] = None, rules: RulesSpec = None, samples: int = 64,
                  time: Optional[float] = None, rollout: str = "policy", weighting: str = "policy",
                  net: str = "ppo", min_prob: float = 0.05, margin: float = 1.0,
                  clock: Callable[[], float] = perf_counter):
