@@ -45,7 +45,6 @@ from tarneeb_env.rules import RulesSpec
 from tarneeb_env.view import PlayerView
 
 from .layouts import sample_layouts
-from .model import PolicyAgent
 from .search_agent import CHUNK, SearchAgent
 
 DEFAULT_SAMPLES = 64  # layouts per hint (search's default): under 1 CPU s for a bid, about 0.3 for a card
@@ -184,13 +183,20 @@ def replay(view: PlayerView, layout: list[int]) -> TarneebGame:
 
 # ------------------------------------------------------------------------------------------------- advice
 @functools.lru_cache(maxsize=16)
-def _network(spec: str, rules) -> PolicyAgent:
+def _network(spec: str, rules):
+    """The network agent of ``spec`` (a PolicyAgent: its ``actor`` decides every phase)."""
     import agents
 
     net = agents.load(spec, rules=rules)
-    if not isinstance(net, PolicyAgent) or not net.actor.every_phase:
+    actor = getattr(net, "actor", None)
+    if actor is None or not actor.every_phase:
         raise ValueError(f"explain needs a network that plays every phase, got {spec!r}")
     return net
+
+
+def network_for(rules: RulesSpec, spec: str = "ppo"):
+    """The network :func:`explain` asks for ``rules`` (cached); a ValueError that says why when there is none."""
+    return _network(spec, make_rules(rules))
 
 
 @functools.lru_cache(maxsize=16)
@@ -318,4 +324,4 @@ def _outcome(rec: dict, seat: int, team: int) -> tuple[float, float]:
 
 
 __all__ = ["Advice", "Candidate", "DEFAULT_SAMPLES", "MAX_SAMPLES", "TableFacts", "explain", "label",
-           "observation_of", "replay", "table_facts"]
+           "network_for", "observation_of", "replay", "table_facts"]
