@@ -31,8 +31,8 @@ from tarneeb_env import PRESETS, Rules, TarneebGame, make_rules
 from tarneeb_env.cards import (
     BID_BASE, NUM_CARDS, NUM_TRICKS, PASS, SUITS, TRUMP_BASE, card_str, cards_of, mask_of,
 )
-from tarneeb_env.game import IllegalActionError, trick_winner
-from tarneeb_env.rules_core import DONE, PLAY, TRUMP, first_leader, game_winner
+from tarneeb_env.game import HandResult, trick_winner
+from tarneeb_env.rules_core import PLAY, TRUMP, first_leader, game_winner
 from tarneeb_env.view import PlayerView, make_view
 
 from ..screen import parse_card, parse_suit
@@ -135,7 +135,23 @@ def _ints(value: Any, n: int, name: str) -> tuple[int, ...]:
 
 # ------------------------------------------------------------------------------------------------ the view
 def build_view(position: Any) -> PlayerView:
-    """The seat's view of ``position`` (see the module docstring); :class:`PositionError` when it is refused."""
+    """The seat's view of ``position`` (see the module docstring), on its turn; :class:`PositionError` otherwise."""
+    game, result = replay_position(position)
+    seat = position["seat"]
+    if result is not None:
+        if result.thrown_in:
+            raise _impossible("the deal was thrown in (all passed, or the bids were too low): a new deal is dealt")
+        raise _impossible("the deal is over: all 13 tricks are played")
+    if game.current != seat:
+        raise _impossible(f"it is {SEAT_WORDS[game.current]}'s turn, not {SEAT_WORDS[seat]}'s: "
+                          "ask when the seat is to act")
+    return make_view(game, seat)
+
+
+def replay_position(position: Any) -> tuple[TarneebGame, Optional[HandResult]]:
+    """``position`` checked and replayed: the engine at its point (the other seats holding arbitrary unseen cards:
+    read only what the seat may know from it) and the deal's result when it has just ended (thrown in or played
+    out); :class:`PositionError` when it is not a position or cannot happen."""
     if not isinstance(position, dict):
         raise _bad("the position must be a JSON object")
     unknown = sorted(str(k) for k in position if k not in KEYS)
@@ -159,7 +175,7 @@ def build_view(position: Any) -> PlayerView:
     return _replay(rules, seat, dealer, hand, calls, trump, tricks, scores, seat_scores, exposed)
 
 
-def _replay(rules: Rules, seat, dealer, hand, calls, trump, tricks, scores, seat_scores, exposed) -> PlayerView:
+def _replay(rules: Rules, seat, dealer, hand, calls, trump, tricks, scores, seat_scores, exposed):
     plays = [c for trick in tricks for c in trick]
     _check_cards(hand, plays, exposed)
     for t, trick in enumerate(tricks[:-1]):
@@ -177,7 +193,11 @@ def _replay(rules: Rules, seat, dealer, hand, calls, trump, tricks, scores, seat
     game = TarneebGame(rules, np.random.default_rng(0))
     game.new_game(dealer, scores, seat_scores)
     game.start_deal(_any_deal(dealer, exposed), exposed)  # the auction does not depend on the cards
-    _auction(game, calls)
+    result = _auction(game, calls)
+    if result is not None:
+        if plays or trump is not None:
+            raise _impossible("the deal was thrown in (all passed, or the bids were too low): no trump, no tricks")
+        return game, result
     trump = _trump(game, rules, trump, plays)
     if plays and game.phase != PLAY:
         raise _impossible("cards are played before the auction and the trump call are over")
@@ -195,13 +215,8 @@ def _replay(rules: Rules, seat, dealer, hand, calls, trump, tricks, scores, seat
             led = played[k - k % 4][1] // 13
             raise _impossible(f"{card_str(c, False)} in tricks[{k // 4}] breaks follow-suit: {SEAT_WORDS[s]} "
                               f"did not follow {SUITS[led]} but holds or later plays a card of it")
-        game.apply(c)
-    if game.phase == DONE:
-        raise _impossible("the deal is over: all 13 tricks are played")
-    if game.current != seat:
-        raise _impossible(f"it is {SEAT_WORDS[game.current]}'s turn, not {SEAT_WORDS[seat]}'s: "
-                          "ask when the seat is to act")
-    return make_view(game, seat)
+        result = game.apply(c)
+    return game, result
 
 
 def _check_cards(hand, plays, exposed) -> None:
@@ -223,11 +238,13 @@ def _any_deal(dealer: int, exposed: Optional[int]) -> list[list[int]]:
     return [cards[13 * s : 13 * s + 13] for s in range(4)]
 
 
-def _auction(game: TarneebGame, calls: list[int]) -> None:
+def _auction(game: TarneebGame, calls: list[int]) -> Optional[HandResult]:
+    """Apply the calls; the result when they throw the deal in (the last call only)."""
     if calls and game.rules.auction == "none":
         raise _impossible(f"rules {game.rules.name} have no auction: leave the auction empty")
+    result = None
     for k, a in enumerate(calls):
-        if game.phase == DONE:
+        if result is not None:
             raise _impossible(f"auction[{k}]: the deal was thrown in at the call before (all passed, or the bids "
                               "were too low): a new deal is dealt")
         if game.phase != 0:
@@ -236,9 +253,8 @@ def _auction(game: TarneebGame, calls: list[int]) -> None:
             legal = ", ".join(_call_word(x) for x in game.legal_actions())
             raise _impossible(f"auction[{k}]: {SEAT_WORDS[game.current]} cannot call {_call_word(a)} now; "
                               f"the legal calls are {legal}")
-        game.apply(a)
-    if game.phase == DONE:
-        raise _impossible("the deal was thrown in (all passed, or the bids were too low): a new deal is dealt")
+        result = game.apply(a)
+    return result
 
 
 def _call_word(a: int) -> str:
