@@ -295,7 +295,8 @@ def _owners(rules: Rules, dealer: int, declarer: Optional[int], trump: Optional[
 def _check_hand(seat, dealer, hand, played, exposed) -> None:
     n = NUM_TRICKS - sum(1 for s, _ in played if s == seat)
     if len(hand) != n:
-        raise _impossible(f"hand: {SEAT_WORDS[seat]} has played {NUM_TRICKS - n} cards, so holds {n}, "
+        k = NUM_TRICKS - n
+        raise _impossible(f"hand: {SEAT_WORDS[seat]} has played {k} card{'' if k == 1 else 's'}, so holds {n}, "
                           f"not {len(hand)}")
     if exposed is None:
         return
