@@ -45,7 +45,7 @@ from tarneeb_env.rules import RulesSpec
 from tarneeb_env.view import PlayerView
 
 from .layouts import sample_layouts
-from .model import PolicyAgent
+from .policy import PolicyAgent
 from .search_agent import CHUNK, SearchAgent
 
 DEFAULT_SAMPLES = 64  # layouts per hint (search's default): under 1 CPU s for a bid, about 0.3 for a card
