@@ -185,14 +185,14 @@ class LocalRollout:
         seating = self._seat_agents(players, teams)
         seating.start(per_agent(seeds.agents, len(seating.agents)))
         names = ["current"] + [e.name for e in pool]  # player p's pool entry, for the league's margins
-        stats = self._record(players, seating, teams, seeds, names)
+        stats = self._step_games(players, seating, teams, seeds, names)
         batch = self._finish(stats)
         batch.stats["rollout_seconds"] = time.perf_counter() - t0
         return batch
 
     def _seat_agents(self, players: list, teams: Teams) -> Seating:
         """The agents' seats in every game: an agent entry's team, and ``learn.other`` at the network seats for
-        the phases not learned; the networks' own decisions are :meth:`_record`'s (``LEFT_TO_CALLER``)."""
+        the phases not learned; the networks' own decisions are :meth:`_step_games`'s (``LEFT_TO_CALLER``)."""
         is_agent = [p is not None and not isinstance(p, NetworkActor) for p in players]
         seated = [p for p, a in zip(players, is_agent) if a] + ([self.other] if self.other is not None else [])
         index = np.full(len(players), LEFT_TO_CALLER if self.other is None else len(seated) - 1)
@@ -201,7 +201,8 @@ class LocalRollout:
                                teams.opponent[:, None])
         return Seating(seated, index[seat_player])
 
-    def _record(self, players: list, seating: Seating, teams: Teams, seeds, names: list[str]) -> dict[str, float]:
+    def _step_games(self, players: list, seating: Seating, teams: Teams, seeds,
+                    names: list[str]) -> dict[str, float]:
         """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics.
 
         Each step the networks decide their rows (:meth:`NetworkActor.decide`): the learner's first, recording
