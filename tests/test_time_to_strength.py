@@ -218,6 +218,16 @@ def test_cli_prints_both_rules_and_refuses_bad_input(run, tmp_path, capsys):
     assert "    +1.0     point           1.0M       3.0       3.0  +1.20 [+0.85, +1.55]" in text
     assert "    +2.0  interval    not reached" in text
     assert len(list(csv.DictReader(open(out_csv)))) == 5
+    other = tmp_path / "other"
+    shutil.copytree(run, other)
+    assert main([str(other), "--csv", str(out_csv)]) == 0  # "run" kept, "other" added
+    assert main([str(other), "--csv", str(out_csv)]) == 0  # "other" replaced
+    rows = list(csv.DictReader(open(out_csv)))
+    assert [r["run"] for r in rows] == ["run"] * 5 + ["other"] * 5
+    assert rows[7] == {"run": "other", "kind": "in-training", "decisions": "2000000", "minutes": "4.0",
+                       "run_minutes": "4.0", "margin": "1.399999976158142",
+                       "ci_lo": "1.0499999523162842", "ci_hi": "1.75"}  # float32 in the event file, as it was
+    capsys.readouterr()
     assert main([str(tmp_path / "missing")]) == 2
     assert capsys.readouterr().err == f"time_to_strength.py: {tmp_path / 'missing'}: no such run folder\n"
     assert main([str(run), "--heldout"]) == 2

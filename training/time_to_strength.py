@@ -66,6 +66,7 @@ class Curve:
     decisions: int = 0  # PPO decisions at the run's end (the last event or checkpoint)
     minutes: float = 0.0  # wall minutes at the run's end
     run_minutes: Optional[float] = None  # summed over sibling runs (a chain's); None: the same as minutes
+    kind: str = "in-training"  # where the margins come from: "in-training" (the run's logs) or "held-out"
 
 
 class TimeToStrengthError(ValueError):
@@ -237,7 +238,8 @@ def heldout_curve(run_dir: str, opponent: str = "rule", deals: int = 1000, limit
     source = (f"kept checkpoints re-evaluated vs {opponent}: held-out seed {seed}, {deals} deals each "
               f"(cache {cache})")
     last = points[-1]
-    return Curve(os.path.basename(os.path.normpath(run_dir)), source, points, last.decisions, last.minutes)
+    return Curve(os.path.basename(os.path.normpath(run_dir)), source, points, last.decisions, last.minutes,
+                 kind="held-out")
 
 
 def _write_cache(path: str, rows: dict) -> None:
@@ -267,7 +269,7 @@ def chain(links: Sequence[Sequence[Curve]], name: str = "chain") -> Curve:
         minutes += max(c.minutes for c in siblings)
         run_minutes += sum(c.minutes for c in siblings)
     source = links[0][0].source + f"; {len(links)} links stitched, the first run of each"
-    return Curve(name, source, points, decisions, minutes, run_minutes)
+    return Curve(name, source, points, decisions, minutes, run_minutes, links[0][0].kind)
 
 
 # ------------------------------------------------------------------ report
@@ -294,6 +296,6 @@ def report(curve: Curve, levels: Iterable[float] = LEVELS) -> str:
 
 def to_rows(curve: Curve) -> list[dict]:
     """The curve as CSV/DataFrame rows (one per evaluation), named by the run."""
-    return [{"run": curve.name, "decisions": p.decisions, "minutes": round(p.minutes, 3),
+    return [{"run": curve.name, "kind": curve.kind, "decisions": p.decisions, "minutes": round(p.minutes, 3),
              "run_minutes": round(p.run_minutes, 3), "margin": p.margin, "ci_lo": p.lo, "ci_hi": p.hi}
             for p in curve.points]
