@@ -17,8 +17,9 @@ A level counts as reached at the first evaluation whose 95% interval lies wholly
 the decided figure); the first whose point estimate reaches it (``point``) is printed too, as the earliest the
 run may have got there. Wall minutes: from the logs, the span of the event files' times (time between resumed
 sessions left out, evaluations included); with ``--heldout``, the trainer's own clock saved in each checkpoint.
-CPU minutes are not recorded. ``--csv`` adds every evaluation of every curve to a CSV (run, kind, decisions, minutes,
-run_minutes, margin, ci_lo, ci_hi): the input of ``notebooks/time_to_strength.ipynb`` (``docs/time_to_strength.csv``).
+CPU minutes (the run's processes' CPU time, ``charts/cpu_seconds``) where the run recorded them. ``--csv`` adds
+every evaluation of every curve to a CSV (run, kind, decisions, minutes, run_minutes, cpu_minutes, margin, ci_lo,
+ci_hi): the input of ``notebooks/time_to_strength.ipynb`` (``docs/time_to_strength.csv``).
 """
 from __future__ import annotations
 
