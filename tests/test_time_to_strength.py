@@ -6,6 +6,7 @@ import csv
 import importlib.util
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -64,9 +65,11 @@ def eval_scalars(evals, t0=T0):
 @pytest.fixture
 def run(tmp_path):
     d = tmp_path / "run"
+    cpu = [(T0 + 60 * minutes, step, "charts/cpu_seconds", 90.0 * minutes) for step, minutes, *_ in EVALS[1:]]
     write_events(d / "events.out.tfevents.1.host.1.0", T0,
-                 eval_scalars(EVALS) + [(T0 + 6.5 * 60, 4_032_768, "charts/SPS", 20000.0),
-                                        (T0 + 30, 6_000_000, "pretrain/accuracy", 0.9)])
+                 eval_scalars(EVALS) + cpu + [(T0 + 6.5 * 60, 4_032_768, "charts/SPS", 20000.0),
+                                              (T0 + 6.5 * 60, 4_032_768, "charts/cpu_seconds", 600.0),
+                                              (T0 + 30, 6_000_000, "pretrain/accuracy", 0.9)])
     (d / "config.yaml").write_text("eval:\n  seed: 12345\n  deals: 1000\n")
     return d
 
@@ -82,6 +85,8 @@ def test_interval_crossing_waits_for_the_interval_and_point_crossing_does_not(ru
     assert decided[1.0].minutes == pytest.approx(4.0) and first[1.0].minutes == pytest.approx(3.0)
     # the run's end: its last PPO step (the warm start's pretrain/* steps count teacher decisions, not PPO ones)
     assert curve.decisions == 4_032_768 and curve.minutes == pytest.approx(6.5)
+    # CPU minutes where the run logged charts/cpu_seconds (not at the warm start's evaluation, step 0)
+    assert [p.cpu_minutes for p in curve.points] == [None, 4.5, 6.0, 7.5, 9.0] and curve.cpu_minutes == 10.0
     assert "seed 12345, 1000 deals each (not held out)" in curve.source
 
 
@@ -144,19 +149,22 @@ def test_logs_without_the_evaluation_or_its_interval_are_refused(tmp_path):
 
 def test_chain_counts_sibling_decisions_and_wall_minutes_once():
     M = 1_000_000
-    a = Curve("a", "s", [Point(50 * M, 10.0, 1.2, 0.9, 1.5, 10.0), Point(100 * M, 20.0, 1.6, 1.3, 1.9, 20.0)],
-              100 * M, 20.0)
-    b1 = Curve("b1", "s", [Point(40 * M, 5.0, 1.9, 1.55, 2.25, 5.0), Point(80 * M, 10.0, 2.4, 2.05, 2.75, 10.0)],
-               80 * M, 10.0)
-    b2 = Curve("b2", "s", [Point(80 * M, 12.0, 9.9, 9.0, 9.9, 12.0)], 80 * M, 12.0)  # its points are not used
+    a = Curve("a", "s", [Point(50 * M, 10.0, 1.2, 0.9, 1.5, 10.0, 15.0), Point(100 * M, 20.0, 1.6, 1.3, 1.9, 20.0,
+                                                                               30.0)], 100 * M, 20.0, cpu_minutes=31.0)
+    b1 = Curve("b1", "s", [Point(40 * M, 5.0, 1.9, 1.55, 2.25, 5.0, 8.0),
+                           Point(80 * M, 10.0, 2.4, 2.05, 2.75, 10.0, 16.0)], 80 * M, 10.0, cpu_minutes=16.0)
+    b2 = Curve("b2", "s", [Point(80 * M, 12.0, 9.9, 9.0, 9.9, 12.0)], 80 * M, 12.0, cpu_minutes=20.0)  # points unused
     c = chain([[a], [b1, b2]])
-    assert [(p.decisions // M, p.minutes, p.run_minutes) for p in c.points] == [
-        (50, 10.0, 10.0), (100, 20.0, 20.0), (180, 25.0, 30.0), (260, 30.0, 40.0)]
-    assert (c.decisions // M, c.minutes, c.run_minutes) == (260, 32.0, 42.0)
+    assert [(p.decisions // M, p.minutes, p.run_minutes, p.cpu_minutes) for p in c.points] == [
+        (50, 10.0, 10.0, 15.0), (100, 20.0, 20.0, 30.0), (180, 25.0, 30.0, 47.0), (260, 30.0, 40.0, 63.0)]
+    assert (c.decisions // M, c.minutes, c.run_minutes, c.cpu_minutes) == (260, 32.0, 42.0, 67.0)
     assert {k: p and p.decisions // M for k, p in crossings(c.points).items()} == {1.0: 100, 1.5: 180, 2.0: 260}
     text = report(c)
-    assert "the run: 260.0M PPO decisions, 32.0 wall minutes (42.0 run minutes)" in text
-    assert "    +1.5  interval         180.0M      25.0      30.0  +1.90 [+1.55, +2.25]" in text
+    assert "the run: 260.0M PPO decisions, 32.0 wall minutes (42.0 run minutes), CPU minutes 67.0" in text
+    assert "    +1.5  interval         180.0M      25.0      30.0      47.0  +1.90 [+1.55, +2.25]" in text
+    # a link without CPU minutes (a run made before they were recorded) leaves the chain's later ones unknown
+    d = chain([[replace(a, cpu_minutes=None)], [b1]])
+    assert [p.cpu_minutes for p in d.points] == [15.0, 30.0, None, None] and d.cpu_minutes is None
 
 
 def test_kept_checkpoints_are_spread_evenly_with_the_last_kept(tmp_path):
@@ -200,6 +208,7 @@ def test_heldout_plays_a_checkpoint_once_and_caches_it(tmp_path):
     again = heldout_curve(str(run), deals=8)
     assert again.points[0].margin == pytest.approx(first.points[0].margin, abs=1e-4)
     assert first.points[0].lo < first.points[0].margin < first.points[0].hi
+    assert first.points[0].cpu_minutes is None  # a file made before CPU time was recorded
 
 
 def _cli():
@@ -214,11 +223,43 @@ def test_cli_prints_both_rules_and_refuses_bad_input(run, tmp_path, capsys):
     out_csv = tmp_path / "curves.csv"
     assert main([str(run), "--csv", str(out_csv)]) == 0
     text = capsys.readouterr().out
-    assert "    +1.0  interval           2.0M       4.0       4.0  +1.40 [+1.05, +1.75]" in text
-    assert "    +1.0     point           1.0M       3.0       3.0  +1.20 [+0.85, +1.55]" in text
+    assert "    +1.0  interval           2.0M       4.0       4.0       6.0  +1.40 [+1.05, +1.75]" in text
+    assert "    +1.0     point           1.0M       3.0       3.0       4.5  +1.20 [+0.85, +1.55]" in text
     assert "    +2.0  interval    not reached" in text
     assert len(list(csv.DictReader(open(out_csv)))) == 5
+    other = tmp_path / "other"
+    shutil.copytree(run, other)
+    assert main([str(other), "--csv", str(out_csv)]) == 0  # "run" kept, "other" added
+    assert main([str(other), "--csv", str(out_csv)]) == 0  # "other" replaced
+    rows = list(csv.DictReader(open(out_csv)))
+    assert [r["run"] for r in rows] == ["run"] * 5 + ["other"] * 5
+    assert rows[7] == {"run": "other", "kind": "in-training", "decisions": "2000000", "minutes": "4.0",
+                       "run_minutes": "4.0", "cpu_minutes": "6.0", "margin": "1.399999976158142",
+                       "ci_lo": "1.0499999523162842", "ci_hi": "1.75"}  # float32 in the event file, as it was
+    capsys.readouterr()
     assert main([str(tmp_path / "missing")]) == 2
     assert capsys.readouterr().err == f"time_to_strength.py: {tmp_path / 'missing'}: no such run folder\n"
     assert main([str(run), "--heldout"]) == 2
     assert "no kept checkpoints (iter_*.pt" in capsys.readouterr().err
+
+
+def test_a_training_run_records_its_cpu_time_and_reads_back(tmp_path):
+    """train.py logs charts/cpu_seconds with every iteration and keeps counters["cpu_seconds"] in the checkpoint."""
+    import train
+    from agents.checkpoint import load_checkpoint
+
+    run_dir = tmp_path / "tiny"
+    sets = ["env.num_games=8", "env.rollout_steps=80", "model.hidden=[16]", "ppo.minibatch_size=256",
+            "pretrain.decisions=640", "pretrain.steps=80", "pretrain.minibatch_size=128", "budget.iterations=2",
+            "budget.minutes=null", "eval.interval=1", "eval.deals=4", "eval.opponents=[rule]",
+            "eval.ladder_deals=0", "rollout.backend=local"]
+    argv = ["--config", "configs/smoke.yaml", "--run-dir", str(run_dir), "--no-progress"]
+    assert train.main(argv + [a for s in sets for a in ("--set", s)]) == 0
+    curve = read_logs(str(run_dir))
+    assert [p.decisions for p in curve.points] == [0, 640, 1280]  # the warm start's evaluation, then each iteration
+    cpu = [p.cpu_minutes for p in curve.points]
+    assert cpu[0] is None and 0 < cpu[1] < cpu[2]
+    saved = load_checkpoint(str(run_dir / "latest.pt"))["counters"]["cpu_seconds"]
+    assert curve.cpu_minutes == pytest.approx(saved / 60, rel=1e-5)  # float32 in the event file
+    # the learner's CPU time from the run's start: at least the iterations' own work, at most all the time there was
+    assert 0 < saved <= os.cpu_count() * load_checkpoint(str(run_dir / "latest.pt"))["counters"]["seconds"] + 1

@@ -11,9 +11,10 @@ Two sources of a run's strength curve (:class:`Curve`, one :class:`Point` per ev
 
 Wall minutes: from the logs, the union of the event files' spans (an event's ``wall_time``; a resumed session's
 file starts a new span, so the time a run stood still between sessions is not counted), evaluations included; from a
-checkpoint, the trainer's own clock (``counters["seconds"]``, which also skips the time between sessions). CPU
-minutes are not recorded by the trainer, so none are given; on a machine shared with other work the minutes are
-those of that machine.
+checkpoint, the trainer's own clock (``counters["seconds"]``, which also skips the time between sessions). On a
+machine shared with other work the wall minutes are that machine's; CPU minutes (the run's processes' CPU time:
+``charts/cpu_seconds`` in the logs, ``counters["cpu_seconds"]`` in a checkpoint) measure the work whatever else
+runs, and are given where the run recorded them (runs made before they were recorded have none).
 
 A crossing under noise (:func:`crossings`): a level counts as reached at the first evaluation whose 95% interval lies
 wholly at or above it (``interval``); the first evaluation whose point estimate reaches it (``point``) is printed
@@ -36,14 +37,16 @@ from typing import Iterable, Optional, Sequence
 LEVELS = (1.0, 1.5, 2.0)
 RULES = ("interval", "point")
 CACHE_NAME = "time_to_strength_heldout.csv"
-CACHE_FIELDS = ("checkpoint", "iteration", "decisions", "minutes", "opponent", "seed", "deals", "margin", "ci_lo",
-                "ci_hi")
+CACHE_FIELDS = ("checkpoint", "iteration", "decisions", "minutes", "cpu_minutes", "opponent", "seed", "deals", "margin",
+                "ci_lo", "ci_hi")
+CPU_TAG = "charts/cpu_seconds"
 
 
 @dataclass(frozen=True)
 class Point:
     """One evaluation: after ``decisions`` PPO decisions and ``minutes`` of wall time (``run_minutes``: summed
-    over runs that went side by side; the same for one run), the margin and its 95% interval."""
+    over runs that went side by side; the same for one run) and ``cpu_minutes`` of the run's processes (None where
+    not recorded), the margin and its 95% interval."""
 
     decisions: int
     minutes: float
@@ -51,6 +54,7 @@ class Point:
     lo: float
     hi: float
     run_minutes: Optional[float] = None
+    cpu_minutes: Optional[float] = None
 
     def reached(self, level: float, rule: str) -> bool:
         return (self.lo if rule == "interval" else self.margin) >= level
@@ -66,6 +70,8 @@ class Curve:
     decisions: int = 0  # PPO decisions at the run's end (the last event or checkpoint)
     minutes: float = 0.0  # wall minutes at the run's end
     run_minutes: Optional[float] = None  # summed over sibling runs (a chain's); None: the same as minutes
+    kind: str = "in-training"  # where the margins come from: "in-training" (the run's logs) or "held-out"
+    cpu_minutes: Optional[float] = None  # CPU minutes of the run's processes at its end; None: not recorded
 
 
 class TimeToStrengthError(ValueError):
@@ -137,7 +143,8 @@ def read_logs(run_dir: str, opponent: str = "rule") -> Curve:
     files = {p: _read_events(p) for p in paths}
     spans = _spans(files)
     key = f"eval/margin_vs_{opponent}"
-    by_step: dict[str, dict[int, tuple[float, float]]] = {k: {} for k in (key, key + "_ci_lo", key + "_ci_hi")}
+    by_step: dict[str, dict[int, tuple[float, float]]] = {k: {} for k in (key, key + "_ci_lo", key + "_ci_hi",
+                                                                          CPU_TAG)}
     last_step, last_wall = 0, spans[-1][1] if spans else 0.0
     for p in paths:
         for wall, step, tag, value in sorted(files[p][1]):  # a later session's value of a step replaces an earlier
@@ -159,13 +166,15 @@ def read_logs(run_dir: str, opponent: str = "rule") -> Curve:
         wall, margin = by_step[key][step]
         lo, hi = (by_step[key + end].get(step, (wall, math.nan))[1] for end in ("_ci_lo", "_ci_hi"))
         minutes = _elapsed(spans, wall) / 60
-        points.append(Point(int(step), minutes, margin, lo, hi, minutes))
+        cpu = by_step[CPU_TAG].get(step)
+        points.append(Point(int(step), minutes, margin, lo, hi, minutes, cpu and cpu[1] / 60))
     cfg = _config(run_dir)
     e = cfg.get("eval", {}) if isinstance(cfg, dict) else {}
     source = (f"in-training evaluations vs {opponent}: seed {e.get('seed', '?')}, {e.get('deals', '?')} deals each "
               "(not held out)")
+    cpu_end = by_step[CPU_TAG][max(by_step[CPU_TAG])][1] / 60 if by_step[CPU_TAG] else None
     return Curve(os.path.basename(os.path.normpath(run_dir)), source, points, int(last_step),
-                 _elapsed(spans, last_wall) / 60)
+                 _elapsed(spans, last_wall) / 60, cpu_minutes=cpu_end)
 
 
 def _config(run_dir: str) -> dict:
@@ -225,19 +234,21 @@ def heldout_curve(run_dir: str, opponent: str = "rule", deals: int = 1000, limit
                                 workers=workers)
             lo, hi = m.summary.ci95
             row = {"checkpoint": name, "iteration": c["iteration"], "decisions": c["decisions"],
-                   "minutes": f"{c['seconds'] / 60:.3f}", "opponent": opponent, "seed": seed, "deals": deals,
+                   "minutes": f"{c['seconds'] / 60:.3f}",
+                   "cpu_minutes": f"{c['cpu_seconds'] / 60:.3f}" if "cpu_seconds" in c else "", "opponent": opponent, "seed": seed, "deals": deals,
                    "margin": f"{m.margin:.4f}", "ci_lo": f"{lo:.4f}", "ci_hi": f"{hi:.4f}"}
             rows[(name, opponent, seed, deals)] = {k: str(v) for k, v in row.items()}
             _write_cache(cache, rows)
         if progress is not None:
             progress(path, row)
-        minutes = float(row["minutes"])
+        minutes, cpu = float(row["minutes"]), row.get("cpu_minutes") or None
         points.append(Point(int(row["decisions"]), minutes, float(row["margin"]), float(row["ci_lo"]),
-                            float(row["ci_hi"]), minutes))
+                            float(row["ci_hi"]), minutes, cpu and float(cpu)))
     source = (f"kept checkpoints re-evaluated vs {opponent}: held-out seed {seed}, {deals} deals each "
               f"(cache {cache})")
     last = points[-1]
-    return Curve(os.path.basename(os.path.normpath(run_dir)), source, points, last.decisions, last.minutes)
+    return Curve(os.path.basename(os.path.normpath(run_dir)), source, points, last.decisions, last.minutes,
+                 kind="held-out", cpu_minutes=last.cpu_minutes)
 
 
 def _write_cache(path: str, rows: dict) -> None:
@@ -246,7 +257,7 @@ def _write_cache(path: str, rows: dict) -> None:
         w = csv.DictWriter(f, fieldnames=CACHE_FIELDS)
         w.writeheader()
         for key in sorted(rows, key=lambda k: (k[1], k[2], k[3], k[0])):
-            w.writerow({k: rows[key][k] for k in CACHE_FIELDS})
+            w.writerow({k: rows[key].get(k, "") for k in CACHE_FIELDS})
     os.replace(tmp, path)
 
 
@@ -256,44 +267,56 @@ def chain(links: Sequence[Sequence[Curve]], name: str = "chain") -> Curve:
 
     A link's points are its first run's, shifted by the decisions and minutes of the links before; the decisions
     of a link with n siblings count n times (all of them were played), its wall minutes once (the longest run's),
-    its run minutes n times."""
-    points, decisions, minutes, run_minutes = [], 0, 0.0, 0.0
+    its run minutes and CPU minutes n times (CPU minutes: None once a link has none recorded)."""
+    points, decisions, minutes, run_minutes, cpu = [], 0, 0.0, 0.0, 0.0
     for siblings in links:
         first, n = siblings[0], len(siblings)
         for p in first.points:
             points.append(replace(p, decisions=decisions + n * p.decisions, minutes=minutes + p.minutes,
-                                  run_minutes=run_minutes + n * p.minutes))
+                                  run_minutes=run_minutes + n * p.minutes,
+                                  cpu_minutes=_add(cpu, p.cpu_minutes and n * p.cpu_minutes)))
         decisions += sum(c.decisions for c in siblings)
         minutes += max(c.minutes for c in siblings)
         run_minutes += sum(c.minutes for c in siblings)
+        for c in siblings:
+            cpu = _add(cpu, c.cpu_minutes)
     source = links[0][0].source + f"; {len(links)} links stitched, the first run of each"
-    return Curve(name, source, points, decisions, minutes, run_minutes)
+    return Curve(name, source, points, decisions, minutes, run_minutes, links[0][0].kind, cpu)
+
+
+def _add(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    return None if a is None or b is None else a + b
 
 
 # ------------------------------------------------------------------ report
 def report(curve: Curve, levels: Iterable[float] = LEVELS) -> str:
     """The crossings of ``curve`` under both rules, as a text table."""
     levels = list(levels)
+    cpu = "not recorded" if curve.cpu_minutes is None else f"{curve.cpu_minutes:,.1f}"
     lines = [f"{curve.name}: {curve.source}",
              f"  {len(curve.points)} evaluations; the run: {curve.decisions / 1e6:,.1f}M PPO decisions, "
              f"{curve.minutes:,.1f} wall minutes"
              + (f" ({curve.run_minutes:,.1f} run minutes)" if curve.run_minutes is not None else "")
-             + "; CPU minutes: not recorded",
+             + f", CPU minutes {cpu}",
              "  crossing: 'interval' = the first evaluation whose 95% interval lies at or above the level (decided); "
              "'point' = the first whose margin does (earliest, noisy)",
-             f"  {'level':>6}  {'rule':>8}  {'PPO decisions':>13}  {'wall min':>8}  {'run min':>8}  margin [95% interval]"]
+             f"  {'level':>6}  {'rule':>8}  {'PPO decisions':>13}  {'wall min':>8}  {'run min':>8}  {'CPU min':>8}  "
+             "margin [95% interval]"]
     for rule in RULES:
         for level, p in crossings(curve.points, levels, rule).items():
             if p is None:
                 lines.append(f"  {level:+6.1f}  {rule:>8}  {'not reached':>13}")
             else:
+                cpu = "-" if p.cpu_minutes is None else f"{p.cpu_minutes:.1f}"
                 lines.append(f"  {level:+6.1f}  {rule:>8}  {p.decisions / 1e6:12.1f}M  {p.minutes:8.1f}  "
-                             f"{p.run_minutes:8.1f}  {p.margin:+.2f} [{p.lo:+.2f}, {p.hi:+.2f}]")
+                             f"{p.run_minutes:8.1f}  {cpu:>8}  {p.margin:+.2f} [{p.lo:+.2f}, {p.hi:+.2f}]")
     return "\n".join(lines)
 
 
 def to_rows(curve: Curve) -> list[dict]:
-    """The curve as CSV/DataFrame rows (one per evaluation), named by the run."""
-    return [{"run": curve.name, "decisions": p.decisions, "minutes": round(p.minutes, 3),
-             "run_minutes": round(p.run_minutes, 3), "margin": p.margin, "ci_lo": p.lo, "ci_hi": p.hi}
+    """The curve as CSV/DataFrame rows (one per evaluation), named by the run; ``cpu_minutes`` empty where none."""
+    return [{"run": curve.name, "kind": curve.kind, "decisions": p.decisions, "minutes": round(p.minutes, 3),
+             "run_minutes": round(p.run_minutes, 3),
+             "cpu_minutes": "" if p.cpu_minutes is None else round(p.cpu_minutes, 3),
+             "margin": p.margin, "ci_lo": p.lo, "ci_hi": p.hi}
             for p in curve.points]
