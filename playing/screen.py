@@ -23,6 +23,8 @@ from tarneeb_env.cards import (
     SUIT_SYMBOLS,
     SUITS,
     TRUMP_BASE,
+    rank_of,
+    suit_of,
 )
 from tarneeb_env.game import trick_winner
 from tarneeb_env.view import PlayerView
@@ -62,7 +64,7 @@ def suit_style(suit: int) -> str:
 
 def hand_order(cards: Sequence[int]) -> list[int]:
     """Cards as the hand shows them, by suit in :data:`HAND_SUIT_ORDER` and highest first; the prompt lists them so."""
-    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c))
+    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(suit_of(c)), -c))
 
 
 class Glyphs:
@@ -84,8 +86,8 @@ class Glyphs:
         return Text(self.suits[suit], style=suit_style(suit))
 
     def card(self, card: int) -> Text:
-        suit = card // 13
-        return Text(RANK_NAMES[card % 13] + self.suits[suit], style=suit_style(suit))
+        suit = suit_of(card)
+        return Text(RANK_NAMES[rank_of(card)] + self.suits[suit], style=suit_style(suit))
 
     def cards(self, cards: Sequence[int], sep: str = " ") -> Text:
         return Text(sep).join(self.card(c) for c in cards)
@@ -95,7 +97,7 @@ class Glyphs:
         groups = []
         ordered = hand_order(cards)
         for suit in HAND_SUIT_ORDER:
-            ranks = [RANK_NAMES[c % 13] for c in ordered if c // 13 == suit]
+            ranks = [RANK_NAMES[rank_of(c)] for c in ordered if suit_of(c) == suit]
             if ranks:
                 groups.append(Text(self.suits[suit] + " " + " ".join(ranks), style=suit_style(suit)))
         return Text("   ").join(groups) if groups else Text("(no cards)")
@@ -165,7 +167,7 @@ def _read_play(word: str, view: PlayerView, legal: set[int], glyphs: Glyphs) -> 
         return card
     if card not in view.hand:
         raise InputError(f"You don't hold {glyphs.card(card).plain}.")
-    led = view.trick[0][1] // 13
+    led = suit_of(view.trick[0][1])
     raise InputError(f"You must follow suit: {glyphs.suits[led]} was led and you hold {SUITS[led]}.")
 
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from . import batch_kernels, rules_core
 from .batch_kernels import (
-    AUC_LEN, BID, BIDS0, CURRENT, DEALER, DECLARER, DELTA0, EXPOSED, HAND0, LEADER, MAX_AUCTION, NPLAYED,
-    NUM_COLS, PHASE, SCORE0, SDELTA0, SSCORE0, TBS0, THROWN_IN, TRUMP_SUIT, TWON0, VOID0,
+    ALL_SEATS, AUC_LEN, BID, BIDS0, CURRENT, DEALER, DECLARER, DELTA0, EXPOSED, HAND0, LEADER, MAX_AUCTION, NPLAYED,
+    NUM_COLS, PHASE, SCORE0, SEAT_DELTA0, SEAT_SCORE0, SEAT_TRICKS0, THROWN_IN, TRUMP_SUIT, TEAM_TRICKS0, VOID0,
 )
 from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, action_str, cards_of
 from .deal import draw_deal
@@ -38,7 +38,6 @@ from .rules_core import GOES_ON, PHASES, TERMINATED, TRUNCATED
 from .view import PlayerView, build_view
 
 
-ALL_SEATS = 0b1111  # an obs_seats entry: write observations for every seat
 
 _PAIRS = tuple((s, a) for s in range(4) for a in range(NUM_ACTIONS))  # view_parts' code s * NUM_ACTIONS + a
 
@@ -274,9 +273,9 @@ class BatchEnv:
                 r[DEALER], dealt[k], r[EXPOSED] if r[EXPOSED] >= 0 else None, auctions[k][: r[AUC_LEN]],
                 r[DECLARER] if declared else None, r[BID] if declared else None, r[BIDS0 : BIDS0 + 4],
                 r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, plays[k][: r[NPLAYED]],
-                winners[k][: r[NPLAYED] // 4], r[TWON0 : TWON0 + 2], r[TBS0 : TBS0 + 4],
-                r[DELTA0 : DELTA0 + 2], r[SDELTA0 : SDELTA0 + 4], r[SCORE0 : SCORE0 + 2],
-                r[SSCORE0 : SSCORE0 + 4], bool(r[THROWN_IN]), dict(self._rules_dict),
+                winners[k][: r[NPLAYED] // 4], r[TEAM_TRICKS0 : TEAM_TRICKS0 + 2], r[SEAT_TRICKS0 : SEAT_TRICKS0 + 4],
+                r[DELTA0 : DELTA0 + 2], r[SEAT_DELTA0 : SEAT_DELTA0 + 4], r[SCORE0 : SCORE0 + 2],
+                r[SEAT_SCORE0 : SEAT_SCORE0 + 4], bool(r[THROWN_IN]), dict(self._rules_dict),
             )))
         return out
 
@@ -343,9 +342,9 @@ class BatchEnv:
                 r[DECLARER] if declared else None, r[BID] if declared else None,
                 r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, tuple(r[BIDS0 : BIDS0 + 4]),
                 r[EXPOSED] if r[EXPOSED] >= 0 else None, r[LEADER],
-                tuple([pairs[c] for c in parts[o : o + n]]), tuple(r[TWON0 : TWON0 + 2]),
-                tuple(r[TBS0 : TBS0 + 4]), tuple(r[SCORE0 : SCORE0 + 2]),
-                tuple(r[SSCORE0 : SSCORE0 + 4]), to_act, parts[o - 2] | parts[o - 1] << BID_BASE, rules,
+                tuple([pairs[c] for c in parts[o : o + n]]), tuple(r[TEAM_TRICKS0 : TEAM_TRICKS0 + 2]),
+                tuple(r[SEAT_TRICKS0 : SEAT_TRICKS0 + 4]), tuple(r[SCORE0 : SCORE0 + 2]),
+                tuple(r[SEAT_SCORE0 : SEAT_SCORE0 + 4]), to_act, parts[o - 2] | parts[o - 1] << BID_BASE, rules,
                 r[HAND0] | r[HAND0 + 1] | r[HAND0 + 2] | r[HAND0 + 3],
                 tuple(r[VOID0 : VOID0 + 4]),
             ))
@@ -359,7 +358,7 @@ class BatchEnv:
             raise RuntimeError("BatchEnv.legal_masks called before reset()")
         games = np.ascontiguousarray(games, dtype=np.int64)
         out = np.empty((len(games), NUM_ACTIONS), dtype=np.int8)
-        batch_kernels.legal_masks(self._state, self._plays, games, self._rules_vec, out)
+        batch_kernels.fill_legal_masks(self._state, self._plays, games, self._rules_vec, out)
         return out
 
     def kernel_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -59,7 +59,7 @@ generator, so two tables reset with the same seed and deal see the same redeals.
 from __future__ import annotations
 
 import operator
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -100,6 +100,12 @@ def legal_mask(legal: int) -> np.ndarray:
     """int8[70] mask of a 70-bit legal-action int."""
     raw = np.frombuffer(legal.to_bytes(9, "little"), dtype=np.uint8)
     return np.unpackbits(raw, count=NUM_ACTIONS, bitorder="little").view(np.int8)
+
+
+def unpack_legal_masks(legals: Sequence[int]) -> np.ndarray:
+    """int8 (n, 70) masks of n 70-bit legal-action ints in one numpy call (row i = ``legal_mask(legals[i])``)."""
+    raw = np.frombuffer(b"".join(x.to_bytes(9, "little") for x in legals), dtype=np.uint8).reshape(len(legals), 9)
+    return np.unpackbits(raw, axis=1, count=NUM_ACTIONS, bitorder="little").view(np.int8)
 
 
 # Attributes every AEC loop reads several times per decision. PettingZoo's wrappers

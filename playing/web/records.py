@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 
-from tarneeb_env.cards import action_str
+from tarneeb_env.cards import action_str, trump_action
 
 from ..records import RECORD_FORMAT, RecordError, validate_record
 from ..screen import SEAT_NAMES
@@ -116,7 +116,7 @@ def describe(rec: dict[str, Any]) -> tuple[str, str]:
     """``("8 by Right · trump ♠", "made · Us -8 / Them +5")`` for a record."""
     if rec["thrown_in"]:
         return "thrown in", "no score"
-    trump = f"trump {action_str(66 + rec['trump'])[-1]}" if rec.get("trump") is not None else ""
+    trump = f"trump {action_str(trump_action(rec['trump']))[-1]}" if rec.get("trump") is not None else ""
     if rec.get("declarer") is not None:
         team = rec["declarer"] & 1
         made = rec["tricks_won"][team] >= rec["bid"]

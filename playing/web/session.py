@@ -19,7 +19,7 @@ from agents.seating import GameTables, seated
 from evaluation import MAX_DEALS_PER_TABLE, DuplicateDeal, duplicate_deal
 from ..terminal import MAX_DEALS
 from tarneeb_env import Rules, TarneebGame
-from tarneeb_env.cards import NUM_ACTIONS, action_str
+from tarneeb_env.cards import NUM_ACTIONS, action_str, suit_of
 from tarneeb_env.game import trick_winner
 from tarneeb_env.observation import ObservationWriter
 from tarneeb_env.view import make_view
@@ -304,7 +304,7 @@ class Session:
             "dealer": table.records[-1]["dealer"] if table.waiting else view.dealer,
             "phase": view.phase,
             "to_act": on_turn,
-            "hand": sorted(view.hand, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c)),
+            "hand": sorted(view.hand, key=lambda c: (HAND_SUIT_ORDER.index(suit_of(c)), -c)),
             "cards_left": [13 - sum(1 for s, _ in played if s == seat) for seat in range(4)],
             "auction": [list(a) for a in view.auction],
             "bids": list(view.bids),
