@@ -147,6 +147,8 @@ CLASSIC = {"rules": "classic", "seat": 3, "dealer": 3,
     ({"tricks": [["AC", "2D", "2C", "2H"]], "hand": ["3C"] + CLASSIC["hand"][:3] + CLASSIC["hand"][4:]}, 422,
      "2H in tricks[0] breaks follow-suit: seat 3 did not follow clubs"),
     ({"tricks": [["AC", "2D", "2C"], ["KD"]]}, 422, "tricks[0] has 3 cards"),
+    ({"tricks": [["AC", "2D", "2C", "2S"], ["3C", "3D", "4D", "5D"]], "hand": CLASSIC["hand"][1:]}, 422,
+     "no deal agrees with the tricks"),  # all four have shown out of clubs, and nine clubs are unseen
     ({"trump": None}, 422, "cards are played before the auction and the trump call are over"),
     ({"exposed_card": "7H"}, 422, "expose no card"),
     ({"scores": [31, 0]}, 422, "the game is over"),
@@ -157,6 +159,8 @@ CLASSIC = {"rules": "classic", "seat": 3, "dealer": 3,
     ({"trump": "N"}, 400, "is not a suit"),
     ({"rules": "classic.yaml"}, 400, "unknown preset"),
     ({"rules": {"kaboot": "triple"}}, 400, "rules.kaboot"),
+    ({"rules": {"preset": "classic", "kaboot": "double"}}, 422, "no shipped network is trained for these rules"),
+    ({"rules": {"preset": "classic", "target_score": 41}}, 200, None),
     ({"samples": 10_000}, 400, "samples: expected an int 0-256"),
     ({"seed": -1}, 400, "seed"),
     ({"colour": "red"}, 400, "unknown key(s) 'colour'"),
@@ -231,16 +235,26 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-60, 60) | st.floats
                     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
                     max_leaves=10)
 CARDS = [card_str(c, False) for c in range(52)]
+BASES = [CLASSIC,  # classic after the first trick; syrian41 in the auction; trump_by_card and hearts41 in play
+         {"rules": "syrian41", "seat": 0, "dealer": 1, "auction": [3, 2], "exposed_card": "8D",
+          "hand": ["2C", "4C", "7C", "5D", "7D", "10D", "AD", "5H", "8H", "9H", "4S", "5S", "AS"]},
+         {"rules": "trump_by_card", "seat": 0, "dealer": 1, "exposed_card": "8D",
+          "hand": ["7C", "5D", "7D", "10D", "AD", "5H", "8H", "9H", "4S", "5S", "AS"],
+          "tricks": [["JC", "QC", "4C", "3C"], ["AC", "2C", "6C", "KC"], ["8C"]]},
+         {"rules": "hearts41", "seat": 3, "dealer": 1, "auction": [5, 2, 2, 2],
+          "hand": ["5C", "8C", "9C", "4D", "AH", "2S", "6S", "8S", "QS"],
+          "tricks": [["10H", "3H", "5H", "JH"], ["3D", "2D", "JD", "AD"], ["2C", "6C", "JC", "QC"],
+                     ["AC", "4C", "3C", "KC"]]}]
 
 
 @st.composite
 def near_valid(draw):
-    """A valid classic position with a few random edits: a card replaced, dropped or added, a call changed, a
-    trick cut or lengthened, a field given any JSON value."""
-    position = json.loads(json.dumps(CLASSIC))
+    """A valid position (one of :data:`BASES`) with a few random edits: a card replaced, dropped or added, a call
+    changed, a trick added, a field given any JSON value."""
+    position = json.loads(json.dumps(draw(st.sampled_from(BASES))))
     for _ in range(draw(st.integers(1, 3))):
         edit = draw(st.sampled_from(["card", "drop", "add", "call", "trick", "field", "seat"]))
-        hand, calls, tricks = position.get("hand"), position.get("auction"), position.get("tricks")
+        hand, calls, tricks = position.get("hand"), position.get("auction", []), position.get("tricks", [])
         if edit in ("card", "drop", "add") and isinstance(hand, list) and hand:
             k = draw(st.integers(0, len(hand) - 1))
             if edit == "card":
@@ -249,9 +263,10 @@ def near_valid(draw):
                 hand.pop(k)
             else:
                 hand.append(draw(st.sampled_from(CARDS)))
-        elif edit == "call" and isinstance(calls, list) and calls:
+        elif edit == "call" and isinstance(calls, list) and calls:  # an empty auction: the edit is skipped
             calls[draw(st.integers(0, len(calls) - 1))] = draw(st.sampled_from(["pass", 7, 8, 13, 6, "9"]))
         elif edit == "trick" and isinstance(tricks, list):
+            position["tricks"] = tricks
             tricks.append([draw(st.sampled_from(CARDS)) for _ in range(draw(st.integers(0, 4)))])
         elif edit == "field":
             position[draw(st.sampled_from(sorted(server.KEYS) + ["samples", "seed"]))] = draw(JSON)
@@ -271,3 +286,8 @@ def test_near_valid_positions_never_make_a_server_error(client, position):
         assert r.json()["action"] in [c["action"] for c in r.json()["candidates"]]
     else:
         assert r.json()["error"]
+
+
+@pytest.mark.parametrize("base", BASES[1:])
+def test_the_fuzzing_bases_are_valid_positions(client, base):
+    assert client.post("/v1/advice", json=base).status_code == 200

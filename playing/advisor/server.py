@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.schemas import SchemaGenerator
 
 from agents.explain import MAX_SAMPLES, explain, network_for
+from tarneeb_env import PRESETS
 
 from ..web.records import loads
 from .openapi import COMPONENTS, INFO
@@ -79,8 +80,9 @@ def advise(body: Any, max_samples: int = MAX_SAMPLES) -> dict[str, Any]:
     view = build_view(body)
     try:
         network_for(view.rules)
-    except ValueError as e:
-        raise PositionError(422, f"no advice for these rules: {e}"[:300]) from None
+    except ValueError:
+        raise PositionError(422, "no shipped network is trained for these rules: the advisor plays the presets "
+                                 f"({', '.join(PRESETS)}), each with any target_score") from None
     advice = explain(view, samples=samples, seed=seed).to_dict()
     return {"api": API_VERSION, "rules": view.rules.name, "seat": view.seat, "phase": view.phase, **advice}
 
