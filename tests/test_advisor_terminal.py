@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import agents
 from agents.explain import label, observation_of
@@ -106,3 +108,15 @@ def test_the_command_reads_stdin_and_never_shows_a_traceback():
     bad = subprocess.run([sys.executable, "-m", "playing.advisor.terminal", "--samples", "999"], capture_output=True,
                          cwd=ROOT, env=env, timeout=300)
     assert bad.returncode == 2 and b"--samples: must be 0..256" in bad.stderr and b"Traceback" not in bad.stderr
+
+
+TOKENS = ["left", "right", "you", "partner", HAND, "7", "8", "13", "pass", "S", "H", "", "undo", "hand", "help",
+          "AS", "2S", "2D", "5H", "KC", "10S", "QH", "bid 9", "trump D", "AS KS", "-1", "1e9", "♠", "q of spades"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(TOKENS), st.text(max_size=12)), max_size=40))
+def test_any_typing_gets_answers_not_a_traceback(lines):
+    code, out = scripted(["left", HAND, "7", "pass", "pass", "pass"] + lines)  # ends with the end of the input
+    assert code == 0
+    assert all(isinstance(line, str) for line in out)
