@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import threading
 from dataclasses import asdict, dataclass, field
-from types import SimpleNamespace
 from typing import Any, Optional
 
 import numpy as np
@@ -104,7 +103,8 @@ class Advice:
         if facts["strain_tricks"] is not None:
             facts["strain_tricks"] = {k: _round(v) for k, v in facts["strain_tricks"].items()}
         if facts["strain_make"] is not None:
-            facts["strain_make"] = {k: {str(b): _round(p) for b, p in v.items()} for k, v in facts["strain_make"].items()}
+            facts["strain_make"] = {k: {str(b): _round(p) for b, p in v.items()}
+                                    for k, v in facts["strain_make"].items()}
         return d
 
 

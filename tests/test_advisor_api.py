@@ -230,7 +230,8 @@ def test_random_bytes_never_make_a_server_error(client, body):
     assert r.status_code in (200, 400, 413, 422), r.text
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-60, 60) | st.floats(allow_nan=False, allow_infinity=False) |
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-60, 60) |
+                    st.floats(allow_nan=False, allow_infinity=False) |
                     st.sampled_from(["AC", "10S", "pass", "H", "7", "bid 8", "QH", "xx", ""]),
                     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
                     max_leaves=10)

@@ -88,7 +88,8 @@ def test_advice_is_deterministic_for_a_seed_and_json_able():
 
 
 def test_a_team_auction_bid_gets_tricks_and_make_chances_per_strain():
-    view = next(v for v, _ in played_deal("classic", seed=1) if v.phase == "bidding" and bid_action(13) in v.legal_actions)
+    view = next(v for v, _ in played_deal("classic", seed=1)
+                if v.phase == "bidding" and bid_action(13) in v.legal_actions)
     facts = explain(view, samples=8, seed=0).facts
     assert set(facts.strain_tricks) == set(SUIT_LETTERS)
     assert all(0 <= t <= 13 for t in facts.strain_tricks.values())

@@ -163,7 +163,8 @@ class Advisor:
             self.write(line)
         facts = advice.facts
         if facts.strain_tricks:
-            self.write("  your side's tricks by trump: " + "  ".join(f"{s} {t:.1f}" for s, t in facts.strain_tricks.items()))
+            tricks = "  ".join(f"{s} {t:.1f}" for s, t in facts.strain_tricks.items())
+            self.write(f"  your side's tricks by trump: {tricks}")
         return advice.label
 
     def tell_facts(self, position: dict) -> None:
