@@ -292,3 +292,31 @@ def test_near_valid_positions_never_make_a_server_error(client, position):
 @pytest.mark.parametrize("base", BASES[1:])
 def test_the_fuzzing_bases_are_valid_positions(client, base):
     assert client.post("/v1/advice", json=base).status_code == 200
+
+
+def test_browsers_may_call_it_only_from_the_origins_named_at_start():
+    preflight = {"origin": "http://localhost:5173", "access-control-request-method": "POST",
+                 "access-control-request-headers": "content-type"}
+    closed = TestClient(server.create_app(), base_url="http://127.0.0.1")
+    assert "access-control-allow-origin" not in closed.options("/v1/advice", headers=preflight).headers
+    opened = TestClient(server.create_app(cors_origins=["http://localhost:5173"]), base_url="http://127.0.0.1")
+    assert opened.options("/v1/advice", headers=preflight).headers["access-control-allow-origin"] == \
+        "http://localhost:5173"
+    answer = opened.post("/v1/advice", json=CLASSIC, headers={"origin": "http://localhost:5173"})
+    assert answer.status_code == 200 and answer.headers["access-control-allow-origin"] == "http://localhost:5173"
+    other = opened.options("/v1/advice", headers={**preflight, "origin": "http://evil.example"})
+    assert "access-control-allow-origin" not in other.headers
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--port", "70000"], "--port: must be 0..65535"),
+    (["--max-samples", "999"], "--max-samples: must be 0..256"),
+    (["--workers", "0"], "--workers: must be at least 1"),
+    (["--cors", "localhost:5173"], "--cors: an origin is scheme://host[:port]"),
+])
+def test_serve_refuses_bad_options_in_one_line(argv, words, capsys):
+    from playing.advisor.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and words in capsys.readouterr().err

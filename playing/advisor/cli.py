@@ -21,6 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8001, help="port (default 8001; 0 picks a free one)")
     p.add_argument("--max-samples", type=int, default=MAX_SAMPLES, metavar="N",
                    help=f"the most layouts one request may ask to search (default {MAX_SAMPLES})")
+    p.add_argument("--cors", default="", metavar="ORIGIN,ORIGIN",
+                   help="web pages (origins such as http://localhost:5173) whose scripts may call the API from a "
+                        "browser (none by default)")
     p.add_argument("--workers", type=int, default=MAX_INFLIGHT, metavar="N",
                    help=f"pieces of advice computed at once; one more gets 429 (default {MAX_INFLIGHT})")
     return p
@@ -50,8 +53,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
     host, port = sock.getsockname()[:2]
     loopback = _is_loopback(args.host)
+    origins = [o.strip() for o in args.cors.split(",") if o.strip()]
+    bad = [o for o in origins if o != "*" and not o.startswith(("http://", "https://"))]
+    if bad:
+        parser.error(f"--cors: an origin is scheme://host[:port], e.g. http://localhost:5173; got {bad[0]!r}")
     app = create_app(args.max_samples, args.workers,
-                     allowed_hosts=("127.0.0.1", "localhost", "[::1]") if loopback else ("*",))
+                     allowed_hosts=("127.0.0.1", "localhost", "[::1]") if loopback else ("*",), cors_origins=origins)
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{'127.0.0.1' if host == '0.0.0.0' else shown}:{port}"
     print(f"Tarneeb advisor: POST {base}/v1/advice · OpenAPI document {base}/openapi.json")

@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -88,8 +89,10 @@ def advise(body: Any, max_samples: int = MAX_SAMPLES) -> dict[str, Any]:
 
 
 def create_app(max_samples: int = MAX_SAMPLES, max_inflight: int = MAX_INFLIGHT,
-               allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost", "[::1]")) -> Starlette:
-    """The advisor app; ``allowed_hosts`` guards against DNS rebinding, as the web table's does."""
+               allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost", "[::1]"),
+               cors_origins: Sequence[str] = ()) -> Starlette:
+    """The advisor app; ``allowed_hosts`` guards against DNS rebinding, as the web table's does; ``cors_origins``
+    are the web pages (origins) whose scripts may call it from a browser (none by default)."""
     slots = threading.BoundedSemaphore(max_inflight)
 
     async def index(request: Request):
@@ -162,6 +165,9 @@ def create_app(max_samples: int = MAX_SAMPLES, max_inflight: int = MAX_INFLIGHT,
         Route("/openapi.json", openapi, methods=["GET"], include_in_schema=False),
     ]
     middleware = []
+    if cors_origins:
+        middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
+                                     allow_headers=["content-type"], max_age=600))
     if "*" not in allowed_hosts:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     app = Starlette(routes=routes, middleware=middleware,
