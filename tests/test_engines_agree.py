@@ -89,7 +89,7 @@ def run_batch(rules, options, script):
             _, mask, _, rewards, done, recs = be.step([a])
         except IllegalActionError as err:
             return "illegal", str(err).removeprefix("game 0: ")
-        records.extend(r for _, r in recs)
+        records.extend(r.to_dict() for _, r in recs)
         total += rewards[0]
         if done[0]:
             return records, total.tolist(), not be.truncated[0]
@@ -189,3 +189,4 @@ def test_view_played_mask_and_voids_follow_the_cards_played():
                 seen_void |= any(voids)
         _, mask, *_ = be.step(random_legal_actions(mask, rng))
     assert seen_void
+
