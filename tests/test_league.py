@@ -68,14 +68,13 @@ def test_scalars_are_a_bounded_summary_and_the_table_names_each_member():
     s = league.scalars()
     assert s == pytest.approx({"league/snapshots": 1.0, "league/weight/current": 0.5, "league/weight/rule": 0.25,
                                "league/weight/snapshots": 0.25, "league/margin/rule": 1.0,
-                               "league/margin/snapshots_mean": -1.0, "league/margin/snapshots_min": -1.0,
-                               "league/margin/newest_snapshot": -1.0})
+                               "league/margin/snapshots_mean": -1.0, "league/margin/snapshots_min": -1.0})
     for it in (10, 15, 20, 25):  # more snapshots come and go: the same tags
         league.add_snapshot(it, sd(it))
         league.record({f"snapshot:{it}": (float(it), 1)})
     assert set(league.scalars()) == set(s)
     assert league.scalars()["league/margin/snapshots_min"] == pytest.approx(15.0)  # 5 and 10 left
-    assert league.scalars()["league/margin/newest_snapshot"] == pytest.approx(25.0)
+    assert league.scalars()["league/margin/snapshots_mean"] == pytest.approx(20.0)
     assert league.table().splitlines()[2:] == ["| current | 0.500 | - |", "| snapshot:15 | 0.083 | +15.00 |",
                                                "| snapshot:20 | 0.083 | +20.00 |", "| snapshot:25 | 0.083 | +25.00 |",
                                                "| rule | 0.250 | +1.00 |"]

@@ -105,8 +105,8 @@ class League:
     def scalars(self) -> dict[str, float]:
         """TensorBoard scalars, a bounded set however many snapshots come and go: the number of snapshots, the
         sampling probability of ``current``, of the snapshots together and of each named agent, the learner's
-        margin against each named agent, and against the snapshots: their mean, the lowest (the hardest one)
-        and the newest's. Each snapshot's own figures are in :meth:`table`."""
+        margin against each named agent, and against the snapshots played so far: their mean and the lowest (the
+        hardest one). Each snapshot's own figures are in :meth:`table`."""
         entries = self.entries()
         total = sum(e.weight for e in entries)
         out = {"league/snapshots": float(len(self.snapshots))}
@@ -125,9 +125,6 @@ class League:
         if met:
             out["league/margin/snapshots_mean"] = sum(met) / len(met)
             out["league/margin/snapshots_min"] = min(met)
-        newest = f"snapshot:{self.snapshots[-1][0]}" if self.snapshots else None
-        if newest in self.margins:
-            out["league/margin/newest_snapshot"] = self.margins[newest]
         return out
 
     def table(self) -> str:

@@ -443,7 +443,7 @@ class Trainer:
             f"the warm start (pretrain.decisions={p.decisions:,}) takes about {p.decisions / rate / 60:.1f} min here "
             f"({rate:,.0f} teacher decisions/s), longer than budget.minutes={b.minutes:g}: the run will end before "
             f"its first PPO iteration; raise budget.minutes or lower pretrain.decisions (configs/quick.yaml clones "
-            f"about a million)", BudgetWarning, stacklevel=2)
+            f"about a quarter of a million)", BudgetWarning, stacklevel=2)
 
     def _bar_total(self, warm: bool, since: tuple[float, int]) -> tuple[float, str]:
         """The progress bar's total in the phase's decisions, as the budget that will stop it first projects it at
