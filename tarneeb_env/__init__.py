@@ -15,10 +15,12 @@ if hasattr(pettingzoo, "aec_registry") and "tarneeb-v0" not in pettingzoo.aec_re
     pettingzoo.register("aec", "tarneeb-v0", entry_point="tarneeb_env:env")
 
 
-# gymnasium.make_vec(VECTOR_ENV_ID, num_envs=..., **vector_env's arguments): the batch engine's vector env
+# gymnasium.make_vec(VECTOR_ENV_ID, num_envs=..., **vector_env's arguments): the batch engine's vector env;
+# gymnasium.make(VECTOR_ENV_ID, **the same arguments): one of its games as an Env (tarneeb_env.single_env)
 VECTOR_ENV_ID = "tarneeb/Tarneeb-v0"
 if VECTOR_ENV_ID not in gymnasium.registry:
-    gymnasium.register(VECTOR_ENV_ID, vector_entry_point="tarneeb_env.vector:vector_env")
+    gymnasium.register(VECTOR_ENV_ID, entry_point="tarneeb_env.single_env:TarneebEnv",
+                       vector_entry_point="tarneeb_env.vector:vector_env")
 
 
 def __getattr__(name: str):
