@@ -104,3 +104,22 @@ def test_tensorboard_steps_are_ppo_decisions_and_the_warm_start_is_a_run_of_its_
     warm = EventAccumulator(os.path.join(run, "warmstart"))
     warm.Reload()
     assert [e.step for e in warm.Scalars("pretrain/accuracy")] == [640, 1280]  # teacher decisions
+
+
+def test_train_py_says_so_before_the_numba_kernels_compile(tmp_path):
+    """A fresh numba cache (NUMBA_CACHE_DIR empty): one line says what the silent half minute is; a warm one: none."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    code = "from training.cli import say_if_compiling; say_if_compiling()"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.startswith("compiling ") and out.endswith(
+        " numba kernels of the game engine and the rule player (once: about half a minute; cached afterwards)\n")
+    assert int(out.split()[1]) >= 20
+    code = ("import agents.rule_kernels, tarneeb_env.batch_kernels\n"
+            "from tarneeb_env import kernel_cache\n"
+            "kernel_cache._compiled_on_disk = lambda kernel: True\n"
+            "print(kernel_cache.uncached_kernels()[0])")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out == "0\n"

@@ -130,6 +130,19 @@ def setup(args: argparse.Namespace) -> Trainer:
     return Trainer(cfg, run_dir, resume=data, progress=not args.no_progress, config_file=source, overrides=args.set)
 
 
+def say_if_compiling() -> None:
+    """One line before the engine's and rule's numba kernels compile (a fresh install: about half a minute of
+    silence otherwise); they are cached on disk afterwards."""
+    import agents.rule_kernels  # noqa: F401  (its kernels join the count)
+    import tarneeb_env.batch_kernels  # noqa: F401
+    from tarneeb_env.kernel_cache import uncached_kernels
+
+    missing, total = uncached_kernels()
+    if missing > total // 2:  # a fresh install or changed rules (a kernel or two more compile in a second or so)
+        print(f"compiling {missing} numba kernels of the game engine and the rule player (once: about half a "
+              "minute; cached afterwards)", flush=True)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.export or args.average:
@@ -154,6 +167,7 @@ def main(argv=None) -> int:
                 yaml.YAMLError) as e:
             print(f"train.py: error: {e}", file=sys.stderr)
             return 2
+        say_if_compiling()
         if args.resume:
             stopped = trainer.finished()
             if stopped:
