@@ -27,6 +27,7 @@ from tarneeb_env.cards import (
     suit_of,
 )
 from tarneeb_env.game import trick_winner
+from tarneeb_env.record import HandRecord
 from tarneeb_env.view import PlayerView
 
 SEAT_NAMES = ("You", "Right", "Partner", "Left")
@@ -310,22 +311,20 @@ class Screen:
             text.append(f" {self.g.dot} " if i else "").append(f"{SEAT_NAMES[seat]} ").append_text(self.g.card(card))
         return text.append(f"  {self.g.arrow} {SEAT_NAMES[winner]} {'win' if winner == 0 else 'wins'}", style="bold")
 
-    def hand_result(self, record: dict) -> RenderableType:
+    def hand_result(self, record: HandRecord) -> RenderableType:
         """End-of-hand summary: tricks, whether the contract was made, points and the running score."""
-        delta, scores = record["score_delta"], record["scores"]
-        rules = record["rules"]
+        delta, scores = record.score_delta, record.scores
+        rules = record.rules
         lines: list[RenderableType] = []
-        if record["thrown_in"]:
+        if record.thrown_in:
             if rules["auction"] == "individual":
-                lines.append(Text(f"The bids total {sum(record['bids'])}, less than {rules['min_total_bids']}: "
+                lines.append(Text(f"The bids total {sum(record.bids)}, less than {rules['min_total_bids']}: "
                                   "the deal is thrown in and the next player deals."))
             else:
                 lines.append(Text("Everyone passed: the same dealer deals again."))
         elif rules["auction"] == "team":
-            declarer, bid = record["declarer"], record["bid"]
-            team = declarer & 1
-            taken = record["tricks_won"][team]
-            made = taken >= bid
+            declarer, bid, team, made = record.declarer, record.bid, record.declaring_team, record.made
+            taken = record.tricks_won[team]
             verdict = ("made" if made else f"down {bid - taken}")
             who = f"{SEAT_NAMES[declarer]} ({team_name(team)})"
             lines.append(Text.assemble(
@@ -335,17 +334,17 @@ class Screen:
         elif rules["auction"] == "individual":
             table = Table("Player", "Bid", "Tricks", "Points", box=None)
             for s in range(4):
-                d = record["seat_score_delta"][s]
-                table.add_row(SEAT_NAMES[s], str(record["bids"][s]), str(record["tricks_by_seat"][s]),
+                d = record.seat_score_delta[s]
+                table.add_row(SEAT_NAMES[s], str(record.bids[s]), str(record.tricks_by_seat[s]),
                               Text(f"{d:+d}", "green" if d > 0 else "red"))
             lines.append(table)
-        if not record["thrown_in"]:
-            won = record["tricks_won"]
+        if not record.thrown_in:
+            won = record.tricks_won
             lines.append(Text(f"Tricks: Us {won[0]} {self.g.dot} Them {won[1]}"))
             lines.append(Text(f"Points: Us {delta[0]:+d} {self.g.dot} Them {delta[1]:+d}"))
         lines.append(Text(self.score(scores), style="bold"))
         if rules["auction"] == "individual":
-            lines.append(Text("Players: " + ", ".join(f"{SEAT_NAMES[s]} {record['seat_scores'][s]}" for s in range(4))))
+            lines.append(Text("Players: " + ", ".join(f"{SEAT_NAMES[s]} {record.seat_scores[s]}" for s in range(4))))
         return Panel(Group(*lines), title="Hand over", title_align="left")
 
     def score(self, scores: Sequence[int]) -> str:

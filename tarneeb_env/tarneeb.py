@@ -36,8 +36,10 @@ of an agent not on turn is all zeros. ``env.unwrapped.view(agent)`` returns a
 
 ## Rewards and infos
 See ``reward``. At the end of every deal (played or thrown in) every agent's
-``infos[agent]["hand_record"]`` holds a JSON-serialisable record of it; it stays
-until that agent's next action.
+``infos[agent]["hand_record"]`` holds a JSON-serialisable record of it (the dict of
+:meth:`tarneeb_env.record.HandRecord.to_dict`; ``HandRecord.from_dict`` reads it
+back, with ``declaring_team``, ``made`` and ``describe()``); it stays until that
+agent's next action.
 
 ## Illegal actions
 ``raw_env`` raises :class:`IllegalActionError` (a ``ValueError``) naming the agent,
@@ -240,8 +242,9 @@ class raw_env(AECEnv):
             return
         rewards = self.rewards
         self._rewards_given = True
+        record = result.record.to_dict()
         for a in AGENTS:
-            self.infos[a] = {"hand_record": result.record}
+            self.infos[a] = {"hand_record": record}
         rules_vec = self._rules_vec
         winner = -1 if result.winner is None else result.winner
         r = rules_core.team0_reward(rules_vec, result.game_over, winner, *result.score_delta)

@@ -169,7 +169,7 @@ class TarneebVectorEnv(VectorEnv):
                 infos["hand_record"] = np.full(self.num_envs, None, dtype=object)
                 infos["_hand_record"] = np.zeros(self.num_envs, dtype=bool)
             for i, record in records:
-                infos["hand_record"][i] = record
+                infos["hand_record"][i] = record.to_dict()
                 infos["_hand_record"][i] = True
         if not done.any():
             return

@@ -264,9 +264,9 @@ class LocalRollout:
         and ``league_hands/<entry>`` (hands); counts, so they add up across workers."""
         out: dict[str, float] = {}
         for i, rec in records:
-            if rec["thrown_in"]:
+            if rec.thrown_in:
                 continue
-            name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec["score_delta"]
+            name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec.score_delta
             out[MARGIN_SUM + name] = out.get(MARGIN_SUM + name, 0.0) + d[lt] - d[1 - lt]
             out[MARGIN_HANDS + name] = out.get(MARGIN_HANDS + name, 0.0) + 1.0
         return out
@@ -276,15 +276,14 @@ class LocalRollout:
         """Hand rewards of the learner team and figures on the contracts it declared."""
         hand_rewards, contract_bids, made = [], [], []
         for i, rec in records:
-            if rec["thrown_in"]:
+            if rec.thrown_in:
                 continue
             lt = learner_team[i]
-            d = rec["score_delta"]
+            d = rec.score_delta
             hand_rewards.append(d[lt] - d[1 - lt])
-            if rec["declarer"] is not None and rec["declarer"] % 2 == lt:
-                team = rec["declarer"] % 2
-                contract_bids.append(rec["bid"])
-                made.append(rec["tricks_won"][team] >= rec["bid"])
+            if rec.declaring_team == lt:
+                contract_bids.append(rec.bid)
+                made.append(rec.made)
         nan = float("nan")
         return {
             "hands": float(len(hand_rewards)),

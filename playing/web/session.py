@@ -22,6 +22,7 @@ from tarneeb_env import Rules, TarneebGame
 from tarneeb_env.cards import NUM_ACTIONS, action_str, suit_of
 from tarneeb_env.game import trick_winner
 from tarneeb_env.observation import ObservationWriter
+from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
 from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
 
@@ -95,7 +96,7 @@ class Table:
         result = self.game.apply(action)
         if result is None:
             return
-        self.records.append(result.record)
+        self.records.append(result.record.to_dict())
         self.waiting = True
         deals = self.game.deals
         if self.one_deal:
@@ -351,6 +352,4 @@ def _sheet_row(rec: dict) -> dict[str, Any]:
 
 
 def _made(rec: dict) -> Optional[bool]:
-    if rec["thrown_in"] or rec.get("declarer") is None:
-        return None
-    return rec["tricks_won"][rec["declarer"] & 1] >= rec["bid"]
+    return HandRecord.from_dict(rec).made
