@@ -307,20 +307,17 @@ def _roll_out(search: SearchAgent, view: PlayerView, layouts, scripts: list[list
     return points.reshape(-1, len(scripts)), goal.reshape(-1, len(scripts)), tricks.reshape(-1, len(scripts))
 
 
-def _outcome(rec: dict, seat: int, team: int) -> tuple[float, float]:
-    """(whether the seat's side reached its goal in the deal of ``rec``, NaN when thrown in; the side's tricks)."""
-    if rec["thrown_in"]:
+def _outcome(rec, seat: int, team: int) -> tuple[float, float]:
+    """(whether the seat's side reached its goal in the deal of ``rec``, a :class:`~tarneeb_env.record.HandRecord`,
+    NaN when thrown in; the side's tricks)."""
+    if rec.thrown_in:
         return np.nan, 0.0
-    rules = rec["rules"]
-    if rules["auction"] == "individual":
-        taken = rec["tricks_by_seat"][seat]
-        return float(taken >= rec["bids"][seat]), float(taken)
-    taken = rec["tricks_won"][team]
-    if rules["auction"] == "none":
+    if rec.rules["auction"] == "individual":
+        return float(rec.seat_made(seat)), float(rec.tricks_by_seat[seat])
+    taken = rec.tricks_won[team]
+    if rec.declarer is None:  # no auction: each side needs 7 tricks
         return float(taken >= CONTRACT7), float(taken)
-    declaring = rec["declarer"] & 1 == team
-    made = rec["tricks_won"][rec["declarer"] & 1] >= rec["bid"]
-    return float(made == declaring), float(taken)
+    return float(rec.made == (rec.declaring_team == team)), float(taken)
 
 
 __all__ = ["Advice", "Candidate", "DEFAULT_SAMPLES", "MAX_SAMPLES", "TableFacts", "explain", "label",

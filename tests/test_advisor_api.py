@@ -43,7 +43,7 @@ def recorded_hand(rules: str, seed: int, tmp_path) -> dict:
         view = make_view(game, game.current)
         result = game.apply(net.act(_obs(game), view))
     path = tmp_path / f"{rules.name}-{seed}.json"
-    path.write_text(json.dumps(result.record))
+    path.write_text(json.dumps(result.record.to_dict()))
     return validate_record(json.loads(path.read_text()))
 
 

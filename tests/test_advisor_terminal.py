@@ -51,7 +51,7 @@ def test_a_whole_deal_typed_in_ends_as_the_real_deal_did():
     if result.thrown_in:
         assert "the deal is thrown in: deal again" in out
     else:
-        won = result.record["tricks_won"]
+        won = result.record.tricks_won
         assert f"deal over: your side took {won[0]} tricks, theirs {won[1]}; points " \
                f"{result.score_delta[0]:+d} / {result.score_delta[1]:+d}" in out
     advice = [line for line in out if line.startswith("advice: ")]

@@ -186,7 +186,7 @@ class Advisor:
         if result.thrown_in:
             self.write("the deal is thrown in: deal again")
         else:
-            won = result.record["tricks_won"]
+            won = result.record.tricks_won
             self.write(f"deal over: your side took {won[0]} tricks, theirs {won[1]}; points "
                        f"{result.score_delta[0]:+d} / {result.score_delta[1]:+d}")
         self.scores = list(game.scores)
