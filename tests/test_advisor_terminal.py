@@ -120,3 +120,23 @@ def test_any_typing_gets_answers_not_a_traceback(lines):
     code, out = scripted(["left", HAND, "7", "pass", "pass", "pass"] + lines)  # ends with the end of the input
     assert code == 0
     assert all(isinstance(line, str) for line in out)
+
+
+def test_individual_bidding_with_the_turned_up_card():
+    answers = iter(["you", "AS KS QS JS 10S 9S 8S AH KH QH 2C 3C 4D", "8D", "undo", "AS KS QS JS 10S 9S 8S AH KH QH "
+                    "2C 3C 8D", "undo", "undo", "undo", "you", HAND, "4D", "3", "2", "pass", "3", "", "quit"])
+    out = []
+
+    def read(prompt: str):
+        out.append(prompt)
+        return next(answers, None)
+
+    assert Advisor(make_rules("syrian41"), 0, 0, read, out.append).run() == 0
+    assert [line for line in out if line.startswith("error: ")] == [
+        "error: exposed_card 8D is your card (you dealt): it is in your hand until you play it",
+        "error: nothing to take back yet",
+        "error: auction[2]: seat 3 cannot call pass now; the legal calls are 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13",
+    ]
+    assert "Left bids (2-13): " in out and "You bid (2-13) [Enter: bid 2]: " in out
+    assert "the deal is thrown in: deal again" in out  # 3 + 2 + 3 + 2 bid: under the 11 the rules ask for
+    assert out[-1] == "Your 13 cards: "  # the next deal: right dealt

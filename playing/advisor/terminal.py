@@ -27,6 +27,7 @@ SEATS = ("you", "right", "partner", "left")
 HELP = ("Type the move of the player named in the prompt: a card (QH, 10S), a bid (8) or pass, a trump suit (H). "
         "Commands: undo (take back the last move), hand (show your cards), help, quit.")
 SHOWN = 4  # candidates printed with their numbers
+UNDO = object()  # "undo" typed at a question of the deal's start
 
 
 class Quit(Exception):
@@ -66,22 +67,47 @@ class Advisor:
 
     # --------------------------------------------------------------------------------------------- setup
     def new_deal(self, dealer: Optional[int]) -> dict:
-        if dealer is None:
-            dealer = self.ask("Who dealt? (you, right, partner, left): ", _seat)
+        """Ask who dealt (unless known), your 13 cards and, under ``trump: last_card``, the turned-up card; ``undo``
+        goes back one question."""
         position = {"rules": self.rules.name, "seat": 0, "dealer": dealer, "hand": [], "auction": [],
                     "tricks": [], "scores": list(self.scores), "seat_scores": list(self.seat_scores)}
-        if self.rules.trump == "last_card":
-            who = "your" if dealer == 0 else f"{SEATS[dealer]}'s"
-            position["exposed_card"] = self.ask(f"The turned-up card ({who} last card, e.g. 7H): ", _one_card)
 
         def hand(text: str) -> list[str]:
             cards = _cards(text)
             if len(cards) != NUM_TRICKS:
                 raise ValueError(f"that is {len(cards)} cards: type all 13 of your cards, e.g. AS KS 10H 2C ...")
-            replay_position({**position, "hand": cards})
+            twice = sorted({c for c in cards if cards.count(c) > 1})
+            if twice:
+                raise ValueError(f"{twice[0]} is twice in your hand: each card is dealt once")
+            if self.rules.trump != "last_card":
+                replay_position({**position, "hand": cards})
             return cards
 
-        position["hand"] = self.ask("Your 13 cards: ", hand)
+        def exposed(text: str) -> str:
+            card = _one_card(text)
+            replay_position({**position, "exposed_card": card})
+            return card
+
+        def turned_up() -> str:
+            who = "your" if position["dealer"] == 0 else f"{SEATS[position['dealer']]}'s"
+            return f"The turned-up card ({who} last card, e.g. 7H; undo: retype your hand): "
+
+        steps = [("dealer", lambda: "Who dealt? (you, right, partner, left): ", _seat),
+                 ("hand", lambda: "Your 13 cards: ", hand)]
+        if self.rules.trump == "last_card":
+            steps.append(("exposed_card", turned_up, exposed))
+        first = k = 0 if dealer is None else 1  # the dealer of a next deal is known
+        while k < len(steps):
+            key, prompt, parse = steps[k]
+            value = self.ask(prompt(), lambda text: UNDO if text.strip().lower() == "undo" else parse(text))
+            if value is UNDO:
+                if k == first:
+                    self.write("error: nothing to take back yet")
+                else:
+                    k -= 1
+                continue
+            position[key] = value
+            k += 1
         return position
 
     # ------------------------------------------------------------------------------------------ the deal
@@ -242,7 +268,8 @@ def _declaring(view) -> bool:
 def _prompt(game, seat: int, default: Optional[str]) -> str:
     """``You bid (a number or pass) [Enter: bid 8]: ``, ``Right plays: ``, ``Left names trump: ``."""
     verbs = {BIDDING: ("bid", "bids"), TRUMP: ("name trump", "names trump"), PLAY: ("play", "plays")}[game.phase]
-    what = verbs[seat != 0] + (" (a number or pass)" if game.phase == BIDDING else "")
+    how = " (2-13)" if game.rules.auction == "individual" else " (a number or pass)"
+    what = verbs[seat != 0] + (how if game.phase == BIDDING else "")
     suffix = f" [Enter: {default}]" if default else ""
     return f"{'You' if seat == 0 else SEATS[seat].capitalize()} {what}{suffix}: "
 
