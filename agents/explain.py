@@ -26,8 +26,8 @@ the view (:func:`observation_of`), never from another seat's cards.
 """
 from __future__ import annotations
 
+import copy
 import functools
-import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
@@ -49,7 +49,6 @@ from .search_agent import CHUNK, SearchAgent
 DEFAULT_SAMPLES = 64  # layouts per hint (search's default): under 1 CPU s for a bid, about 0.3 for a card
 MAX_SAMPLES = 256  # the most an advice may ask for (a server bounds its cost by this)
 CONTRACT7 = 7  # tricks a side needs under auction: none
-_LOCK = threading.Lock()  # the cached search agents hold one random generator each
 
 
 # ----------------------------------------------------------------------------------------------- the answer
@@ -227,16 +226,17 @@ def explain(view: PlayerView, rules: RulesSpec = None, *, samples: int = 0, seed
     facts = table_facts(view)
     action = legal[own]
     if samples:
-        with _LOCK:
-            action = _search(view, rules, samples, seed, network, probs, own, cands, facts)
+        action = _search(view, rules, samples, seed, network, probs, own, cands, facts)
     order = sorted(range(len(legal)), key=lambda i: (-probs[i], legal[i]))
     return Advice(action, label(action), [cands[i] for i in order], facts, samples, seed, network)
 
 
 def _search(view, rules, samples, seed, network, probs, own, cands, facts) -> int:
     """Fill the candidates' roll-out numbers (and the strain facts of a team-auction bid); return search's
-    action. Runs under :data:`_LOCK` (the search agent's generator is shared)."""
-    search = _searcher(network, rules, samples)
+    action. Calls run in parallel: each seeds a copy of the cached agent (and of its policy, which its seeding
+    reseeds), sharing only the network, which is read."""
+    search = copy.copy(_searcher(network, rules, samples))
+    search.policy = copy.copy(search.policy)
     search.seed(seed)  # as a fresh SearchAgent(seed=seed) stands before its first decision
     picked = [i for i in range(len(probs)) if probs[i] >= search.min_prob or i == own]
     layouts = search._layouts(view)

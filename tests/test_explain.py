@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -187,3 +188,21 @@ def test_the_goal_of_each_side_under_each_kind_of_auction():
     assert [_outcome(individual, s, s & 1) for s in range(4)] == [(0.0, 3.0), (1.0, 3.0), (1.0, 2.0), (1.0, 5.0)]
     open_play = record("trump_by_card", tricks_won=[7, 6])
     assert _outcome(open_play, 0, 0) == (1.0, 7.0) and _outcome(open_play, 1, 1) == (0.0, 6.0)
+
+
+def test_calls_in_parallel_answer_as_calls_one_after_another():
+    views = [v for v, _ in played_deal("classic", seed=7) if v.phase == "play" and len(v.legal_actions) > 1][:4]
+    alone = [explain(v, samples=8, seed=k).to_dict() for k, v in enumerate(views)]
+    together = [None] * len(views)
+    start = threading.Barrier(len(views))
+
+    def ask(k):
+        start.wait()
+        together[k] = explain(views[k], samples=8, seed=k).to_dict()
+
+    workers = [threading.Thread(target=ask, args=(k,)) for k in range(len(views))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert together == alone
