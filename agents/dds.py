@@ -20,22 +20,14 @@ the process may use (``os.sched_getaffinity``); :func:`set_threads` sets it (the
 """
 from __future__ import annotations
 
-import os
 from typing import Sequence
+
+from .cores import usable_cores
 
 INSTALL_HINT = 'the expert agent needs endplay (the DDS double-dummy solver): pip install -e ".[expert]"'
 
 _dds = None
 _threads: int | None = None  # None: the cores this process may run on
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), not the machine's count (the trainer's backend
-    choice uses it too)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # no affinity API (macOS, Windows)
-        return os.cpu_count() or 1
 
 
 def set_threads(n: int | None) -> None:

@@ -21,7 +21,7 @@ teams (:func:`assign_teams`), seat the agents (:class:`agents.seating.Seating`,
 one agent object for every game, one ``act_batch`` per step), record
 ``rollout_steps`` steps of every game into preallocated :class:`Storage` (the
 networks, learner and snapshots, act through
-:class:`agents.model.NetworkActor`, as a :class:`~agents.model.PolicyAgent` at a
+:class:`agents.policy.NetworkActor`, as a :class:`~agents.policy.PolicyAgent` at a
 table does), and finish (:meth:`Storage.finish`, shared with the warm start):
 GAE along each seat's chain, returns, and only the learner's decisions of hands
 that ended.
@@ -35,11 +35,13 @@ import numpy as np
 import torch
 
 import agents
-from agents.model import ActorCritic, NetworkActor, phase_of
+from agents.model import ActorCritic
+from agents.policy import NetworkActor
 from agents.seating import LEFT_TO_CALLER, BatchTables, Seating
 from tarneeb_env import PASS, Rules
 from tarneeb_env.batch import BatchEnv
 from tarneeb_env.rules_core import BIDDING
+from tarneeb_env.transforms import obs_phase
 
 from .batch import Batch, allocate
 from .config import Config
@@ -237,7 +239,7 @@ class LocalRollout:
             if aidx.size:
                 actions[aidx] = seating.act(aidx.tolist(), seat[aidx].tolist(), engine)
             agent_time += time.perf_counter() - ta
-            own_bids = (phase_of(obs) == BIDDING) & ((seat & 1) == teams.learner_team) & learned
+            own_bids = (obs_phase(obs) == BIDDING) & ((seat & 1) == teams.learner_team) & learned
             bids += int(own_bids.sum())
             passes += int((own_bids & (actions == PASS)).sum())
             obs, mask, seat, storage.rewards[t], storage.dones[t], recs = self.env.step(actions)

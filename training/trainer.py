@@ -43,8 +43,9 @@ import numpy as np
 import torch
 
 import agents
-from agents.dds import usable_cores
-from agents.model import ActorCritic, phase_flags
+from agents.cores import usable_cores
+from agents.model import ActorCritic
+from agents.policy import phase_flags
 from agents.rules_check import RulesMismatchError
 from tarneeb_env import OBS_VERSION
 
