@@ -49,7 +49,8 @@ def main(argv=None) -> int:
     p.add_argument("--chain", action="store_true", help="stitch the runs end to end as the links of one chain")
     p.add_argument("--name", default=None, help="the curve's name in the output and the CSV, for a chain or a "
                    "single run (default: chain; the run folder's name)")
-    p.add_argument("--opponent", default="rule", help="the evaluation opponent's tag (default rule)")
+    p.add_argument("--opponent", default="rule", help="the opponent (default rule): its tag in the logs (rule, "
+                   "default, ...), or with --heldout an agent spec (rule, checkpoints/default.pt, ...)")
     p.add_argument("--levels", type=float, nargs="+", default=list(LEVELS), help="margins to reach (1.0 1.5 2.0)")
     p.add_argument("--heldout", action="store_true", help="re-evaluate the kept iter_*.pt on the held-out deals")
     p.add_argument("--deals", type=int, default=1000, help="held-out deals per checkpoint (default 1000)")

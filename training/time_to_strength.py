@@ -235,7 +235,8 @@ def heldout_curve(run_dir: str, opponent: str = "rule", deals: int = 1000, limit
             lo, hi = m.summary.ci95
             row = {"checkpoint": name, "iteration": c["iteration"], "decisions": c["decisions"],
                    "minutes": f"{c['seconds'] / 60:.3f}",
-                   "cpu_minutes": f"{c['cpu_seconds'] / 60:.3f}" if "cpu_seconds" in c else "", "opponent": opponent, "seed": seed, "deals": deals,
+                   "cpu_minutes": f"{c['cpu_seconds'] / 60:.3f}" if "cpu_seconds" in c else "",  # older runs: none
+                   "opponent": opponent, "seed": seed, "deals": deals,
                    "margin": f"{m.margin:.4f}", "ci_lo": f"{lo:.4f}", "ci_hi": f"{hi:.4f}"}
             rows[(name, opponent, seed, deals)] = {k: str(v) for k, v in row.items()}
             _write_cache(cache, rows)
