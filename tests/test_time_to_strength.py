@@ -252,7 +252,7 @@ def test_a_training_run_records_its_cpu_time_and_reads_back(tmp_path):
     sets = ["env.num_games=8", "env.rollout_steps=80", "model.hidden=[16]", "ppo.minibatch_size=256",
             "pretrain.decisions=640", "pretrain.steps=80", "pretrain.minibatch_size=128", "budget.iterations=2",
             "budget.minutes=null", "eval.interval=1", "eval.deals=4", "eval.opponents=[rule]",
-            "eval.ladder_deals=0", "rollout.backend=local"]
+            "eval.ladder_deals=0", "rollout.backend=local", "checkpoint.interval=1"]
     argv = ["--config", "configs/smoke.yaml", "--run-dir", str(run_dir), "--no-progress"]
     assert train.main(argv + [a for s in sets for a in ("--set", s)]) == 0
     curve = read_logs(str(run_dir))
@@ -263,3 +263,8 @@ def test_a_training_run_records_its_cpu_time_and_reads_back(tmp_path):
     assert curve.cpu_minutes == pytest.approx(saved / 60, rel=1e-5)  # float32 in the event file
     # the learner's CPU time from the run's start: at least the iterations' own work, at most all the time there was
     assert 0 < saved <= os.cpu_count() * load_checkpoint(str(run_dir / "latest.pt"))["counters"]["seconds"] + 1
+    # the held-out mode reads the same clocks from the kept checkpoints
+    held = heldout_curve(str(run_dir), deals=4)
+    assert [p.decisions for p in held.points] == [640, 1280]
+    assert held.points[-1].cpu_minutes == pytest.approx(saved / 60, abs=1e-3)  # kept to 3 decimals in the cache
+    assert held.points[0].cpu_minutes < held.points[1].cpu_minutes
