@@ -268,3 +268,17 @@ def test_a_training_run_records_its_cpu_time_and_reads_back(tmp_path):
     assert [p.decisions for p in held.points] == [640, 1280]
     assert held.points[-1].cpu_minutes == pytest.approx(saved / 60, abs=1e-3)  # kept to 3 decimals in the cache
     assert held.points[0].cpu_minutes < held.points[1].cpu_minutes
+
+
+def test_confirm_asks_the_next_evaluations_to_agree():
+    # a lucky evaluation at 20 (interval from 1.02) between two that do not clear +1.0, then two in a row that do
+    points = [Point(10, 1.0, 0.9, 0.6, 1.2), Point(20, 2.0, 1.4, 1.02, 1.8), Point(30, 3.0, 1.1, 0.8, 1.4),
+              Point(40, 4.0, 1.5, 1.1, 1.9), Point(50, 5.0, 1.6, 1.2, 2.0)]
+    decisions = lambda found: {k: p and p.decisions for k, p in found.items()}  # noqa: E731
+    assert decisions(crossings(points, [1.0, 1.5])) == {1.0: 20, 1.5: None}
+    assert decisions(crossings(points, [1.0, 1.5], confirm=2)) == {1.0: 40, 1.5: None}
+    assert decisions(crossings(points, [1.0], confirm=3)) == {1.0: None}
+    assert decisions(crossings(points, [1.5], "point", confirm=2)) == {1.5: 40}
+    with pytest.raises(ValueError, match="confirm 0: give at least 1"):
+        crossings(points, confirm=0)
+    assert "; each followed by 1 more that do" in report(Curve("r", "s", points, 50, 5.0), confirm=2)
