@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from tarneeb_env.cards import rank_of, suit_of
+
 from .cores import usable_cores
 
 INSTALL_HINT = 'the expert agent needs endplay (the DDS double-dummy solver): pip install -e ".[expert]"'
@@ -78,8 +80,8 @@ def _fill_deal(d, hands: Sequence[int], trump: int, leader: int, trick: Sequence
     for i in range(3):
         if i < len(trick):
             c = trick[i]
-            d.currentTrickSuit[i] = 3 - c // 13
-            d.currentTrickRank[i] = c % 13 + 2
+            d.currentTrickSuit[i] = 3 - suit_of(c)
+            d.currentTrickRank[i] = rank_of(c) + 2
         else:
             d.currentTrickSuit[i] = 0
             d.currentTrickRank[i] = 0

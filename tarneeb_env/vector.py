@@ -4,9 +4,10 @@ Each :meth:`TarneebVectorEnv.step` is one decision of the learner in each of ``n
 actions are applied, then the other seats (any agent spec, ``rule`` by default) play inside the engine until the
 learner is to act again in every game. The other seats are a :class:`BatchPolicy` the env is given (this package
 knows no agents); :func:`agents.vector.vector_env` makes one from an agent spec, ``rule`` by default, and is what
-``gymnasium.make_vec(VECTOR_ENV_ID)`` and ``tarneeb_env.vector_env`` build. Observations are the 694 floats of ``tarneeb_v0`` from the acting learner
-seat's side, and rewards what ``tarneeb_v0`` gives that seat, summed since the learner's previous decision; a
-differential test (tests/test_vector_env.py) replays the same deals and moves through ``raw_env``.
+``gymnasium.make_vec(VECTOR_ENV_ID)`` and ``tarneeb_env.vector_env`` build. Observations are the 694 floats of
+``tarneeb_v0`` from the acting learner seat's side, and rewards what ``tarneeb_v0`` gives that seat, summed since
+the learner's previous decision; a differential test (tests/test_vector_env.py) replays the same deals and moves
+through ``raw_env``.
 
 Autoreset: ``AutoresetMode.SAME_STEP``. The engine starts a game's next episode inside the step that ended the
 previous one, so the observation returned for a done game is already the first learner decision of its next
@@ -31,7 +32,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .batch import ALL_SEATS, BatchEnv, game_seeds
+from .batch import BatchEnv, game_seeds
+from .batch_kernels import ALL_SEATS
 from .cards import NUM_ACTIONS
 from .game import IllegalActionError
 from .rules import RulesSpec
@@ -58,7 +60,8 @@ class BatchPolicy(Protocol):
 
 class TarneebVectorEnv(VectorEnv):
     """One learner's decisions in ``num_envs`` Tarneeb games against ``opponents`` (see the module docstring);
-    :func:`agents.vector.vector_env` builds it from an agent spec. ``action_masks()`` returns the legal actions as sb3-contrib's MaskablePPO reads them."""
+    :func:`agents.vector.vector_env` builds it from an agent spec. ``action_masks()`` returns the legal actions as
+    sb3-contrib's MaskablePPO reads them."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -166,7 +169,7 @@ class TarneebVectorEnv(VectorEnv):
                 infos["hand_record"] = np.full(self.num_envs, None, dtype=object)
                 infos["_hand_record"] = np.zeros(self.num_envs, dtype=bool)
             for i, record in records:
-                infos["hand_record"][i] = record
+                infos["hand_record"][i] = record.to_dict()
                 infos["_hand_record"][i] = True
         if not done.any():
             return

@@ -185,7 +185,7 @@ class LocalRollout:
         seating = self._seat_agents(players, teams)
         seating.start(per_agent(seeds.agents, len(seating.agents)))
         names = ["current"] + [e.name for e in pool]  # player p's pool entry, for the league's margins
-        stats = self._record(players, seating, teams, seeds, names)
+        stats = self._step_games(players, seating, teams, seeds, names)
         batch = self._finish(stats)
         batch.stats["rollout_seconds"] = time.perf_counter() - t0
         batch.stats["rollout_cpu_seconds"] = time.process_time() - cpu0  # this process's: a worker's, or the learner's
@@ -193,7 +193,7 @@ class LocalRollout:
 
     def _seat_agents(self, players: list, teams: Teams) -> Seating:
         """The agents' seats in every game: an agent entry's team, and ``learn.other`` at the network seats for
-        the phases not learned; the networks' own decisions are :meth:`_record`'s (``LEFT_TO_CALLER``)."""
+        the phases not learned; the networks' own decisions are :meth:`_step_games`'s (``LEFT_TO_CALLER``)."""
         is_agent = [p is not None and not isinstance(p, NetworkActor) for p in players]
         seated = [p for p, a in zip(players, is_agent) if a] + ([self.other] if self.other is not None else [])
         index = np.full(len(players), LEFT_TO_CALLER if self.other is None else len(seated) - 1)
@@ -202,7 +202,8 @@ class LocalRollout:
                                teams.opponent[:, None])
         return Seating(seated, index[seat_player])
 
-    def _record(self, players: list, seating: Seating, teams: Teams, seeds, names: list[str]) -> dict[str, float]:
+    def _step_games(self, players: list, seating: Seating, teams: Teams, seeds,
+                    names: list[str]) -> dict[str, float]:
         """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics.
 
         Each step the networks decide their rows (:meth:`NetworkActor.decide`): the learner's first, recording
@@ -263,9 +264,9 @@ class LocalRollout:
         and ``league_hands/<entry>`` (hands); counts, so they add up across workers."""
         out: dict[str, float] = {}
         for i, rec in records:
-            if rec["thrown_in"]:
+            if rec.thrown_in:
                 continue
-            name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec["score_delta"]
+            name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec.score_delta
             out[MARGIN_SUM + name] = out.get(MARGIN_SUM + name, 0.0) + d[lt] - d[1 - lt]
             out[MARGIN_HANDS + name] = out.get(MARGIN_HANDS + name, 0.0) + 1.0
         return out
@@ -275,15 +276,14 @@ class LocalRollout:
         """Hand rewards of the learner team and figures on the contracts it declared."""
         hand_rewards, contract_bids, made = [], [], []
         for i, rec in records:
-            if rec["thrown_in"]:
+            if rec.thrown_in:
                 continue
             lt = learner_team[i]
-            d = rec["score_delta"]
+            d = rec.score_delta
             hand_rewards.append(d[lt] - d[1 - lt])
-            if rec["declarer"] is not None and rec["declarer"] % 2 == lt:
-                team = rec["declarer"] % 2
-                contract_bids.append(rec["bid"])
-                made.append(rec["tricks_won"][team] >= rec["bid"])
+            if rec.declaring_team == lt:
+                contract_bids.append(rec.bid)
+                made.append(rec.made)
         nan = float("nan")
         return {
             "hands": float(len(hand_rewards)),
