@@ -15,11 +15,13 @@ if hasattr(pettingzoo, "aec_registry") and "tarneeb-v0" not in pettingzoo.aec_re
     pettingzoo.register("aec", "tarneeb-v0", entry_point="tarneeb_env:env")
 
 
-# gymnasium.make_vec(VECTOR_ENV_ID, num_envs=..., **vector_env's arguments): the batch engine's vector env. Its
-# opponents are agents, so the entry point is the agents package's (this package imports nothing above it).
+# gymnasium.make_vec(VECTOR_ENV_ID, num_envs=..., **vector_env's arguments): the batch engine's vector env;
+# gymnasium.make(VECTOR_ENV_ID, **the same arguments): one of its games as an Env (agents.single_env). Their
+# opponents are agents, so the entry points are the agents package's (this package imports nothing above it).
 VECTOR_ENV_ID = "tarneeb/Tarneeb-v0"
 if VECTOR_ENV_ID not in gymnasium.registry:
-    gymnasium.register(VECTOR_ENV_ID, vector_entry_point="agents.vector:vector_env")
+    gymnasium.register(VECTOR_ENV_ID, entry_point="agents.single_env:TarneebEnv",
+                       vector_entry_point="agents.vector:vector_env")
 
 
 def vector_env(num_envs: int = 1, **options):

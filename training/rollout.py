@@ -172,7 +172,7 @@ class LocalRollout:
 
     def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> Batch:
         """Play ``env.rollout_steps`` decisions in every game; see the module docstring."""
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         self.model.load_state_dict(weights)
         live = {e.name for e in pool}
         self._snapshots = {k: m for k, m in self._snapshots.items() if k in live}
@@ -188,6 +188,7 @@ class LocalRollout:
         stats = self._step_games(players, seating, teams, seeds, names)
         batch = self._finish(stats)
         batch.stats["rollout_seconds"] = time.perf_counter() - t0
+        batch.stats["rollout_cpu_seconds"] = time.process_time() - cpu0  # this process's: a worker's, or the learner's
         return batch
 
     def _seat_agents(self, players: list, teams: Teams) -> Seating:
