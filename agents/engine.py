@@ -155,6 +155,13 @@ class HostDeals:
         out += self._events(d, view.auction, view.played, view.trump)
         return d, out
 
+    @staticmethod
+    def act(deal_id: int, view: PlayerView, pending: int) -> dict:
+        """The request for ``view``'s seat to act in deal ``deal_id``; ``pending`` more requests follow it."""
+        legal = list(view.legal_actions)
+        return {"type": ACT, "deal": deal_id, "seat": view.seat, "phase": view.phase, "legal": legal,
+                "legal_names": [name_of(a) for a in legal], "pending": pending}
+
     def _events(self, d: _Deal, auction, played, trump) -> list[dict]:
         out = []
         for s, a in auction[len(d.auction):]:
@@ -392,10 +399,7 @@ class EngineAgent(Agent):
             msgs += events
             asked.append(d.id)
         n = len(views)
-        for k, (d_id, view) in enumerate(zip(asked, views)):
-            legal = list(view.legal_actions)
-            msgs.append({"type": ACT, "deal": d_id, "seat": view.seat, "phase": view.phase, "legal": legal,
-                         "legal_names": [name_of(a) for a in legal], "pending": n - 1 - k})
+        msgs += [self.deals.act(d_id, view, n - 1 - k) for k, (d_id, view) in enumerate(zip(asked, views))]
         what = (f"act (deal {asked[0]}, seat {views[0].seat}, {views[0].phase})" if n == 1
                 else f"{n} act requests, {self.timeout:g} s each")
         lines = self.process.exchange(b"".join(map(_line, msgs)), n, self.timeout * n, what)
