@@ -38,6 +38,7 @@ from typing import Any, Optional
 from tarneeb_env import Rules, make_rules
 from tarneeb_env.cards import mask_of
 from tarneeb_env.game import trick_winner
+from tarneeb_env.rules_core import NO_SUIT, fixed_trump
 from tarneeb_env.view import PlayerView
 
 from .base import Agent
@@ -145,7 +146,7 @@ class HostDeals:
                 "hand": sorted(_cards(hand)), "hand_names": [name_of(c) for c in sorted(_cards(hand))],
                 "exposed_card": view.exposed_card,
                 "exposed_name": None if view.exposed_card is None else name_of(view.exposed_card),
-                "scores": list(view.scores), "seat_scores": list(view.seat_scores),
+                "trump": _fixed_trump(view), "scores": list(view.scores), "seat_scores": list(view.seat_scores),
                 "seed": _deal_seed(self.base_seed, key),
             })
             while len(self.open) > self.max_open:
@@ -204,6 +205,12 @@ class HostDeals:
     @staticmethod
     def _end(d: _Deal, record: Optional[dict]) -> dict:
         return {"type": END, "deal": d.id, "record": record}
+
+
+def _fixed_trump(view: PlayerView) -> Optional[int]:
+    """The trump suit the rules fix before any call (hearts, or the exposed card's suit), else None."""
+    suit = fixed_trump(view.rules.vector, NO_SUIT if view.exposed_card is None else view.exposed_card)
+    return None if suit == NO_SUIT else suit
 
 
 def _cards(mask: int) -> list[int]:

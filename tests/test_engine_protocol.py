@@ -84,6 +84,7 @@ def _play_and_replay(rules, deals: int, seed: int) -> int:
                 if m["type"] == "deal":
                     replays[m["deal"]] = SeatReplay(rules, m["seat"], m["dealer"], m["hand"], m["exposed_card"],
                                                     m["scores"], m["seat_scores"])
+                    assert m["trump"] == replays[m["deal"]].game.trump  # the trump the rules fix, or None
                 elif m["type"] == "end":
                     replays.pop(m["deal"])
                 else:
