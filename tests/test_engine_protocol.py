@@ -341,3 +341,39 @@ def test_the_javascript_example_engine_plays_legal_moves(rules):
 
 def test_an_engine_agent_is_a_plain_agent():
     assert issubclass(EngineAgent, agents.Agent)
+
+
+# ---- the tables: play.py and the web table seat engines too ------------------------------------------------------
+
+def test_play_py_seats_engines_and_stops_in_one_line_when_one_fails():
+    pexpect = pytest.importorskip("pexpect")
+    from test_play import PROMPT, spawn
+
+    child = spawn("--seed", "5", "--delay", "0", "--partner", engine_spec("rule"),
+                  "--opponents", faulty("exit", "play", n=2))
+    for _ in range(100):  # our moves until the engine fails (its 2nd card: in the first deal's first tricks)
+        if child.expect([PROMPT, r"play\.py: error: [^\r\n]*"], timeout=120) == 1:
+            break
+        kind, legal = child.match.group(1), child.match.group(2).split()
+        child.sendline("Hearts" if kind == "Name trump" else "pass" if "pass" in legal else legal[0])
+    else:
+        pytest.fail("the failing engine was never asked to play")
+    line = child.match.group(0)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "exited with code 3" in line and "it was stopped" in line and "Traceback" not in child.before
+
+
+def test_the_web_table_offers_engines_from_its_start_up_list_only():
+    pytest.importorskip("starlette")
+    from test_web_api import client_for, make_config, new_session
+
+    engine = faulty("garbage", "never")
+    with client_for(make_config(allowed={"rule": "rule", "mine": engine})) as c:
+        headers, _ = new_session(c)
+        r = c.post("/api/new", headers=headers, json={"partner": "mine", "opponents": "mine"})
+        assert r.status_code == 200, r.text
+        for chosen in (engine, "engine:sh -c 'touch /tmp/owned'"):  # a page names a key, never a command
+            r = c.post("/api/new", headers=headers, json={"partner": chosen})
+            assert r.status_code == 400 and "is not one of the agents this server offers" in r.text
