@@ -11,7 +11,7 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -59,11 +59,11 @@ def one_torch_thread():
 def _init_worker(entries, names, rules, seed, keep_records, lanes, pool_size) -> None:
     import torch
 
-    from agents import dds
+    from agents import cores, dds
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it keeps the finished chunks
     torch.set_num_threads(1)  # see one_torch_thread; W processes x several threads would also oversubscribe
-    dds.set_threads(max(1, dds.usable_cores() // pool_size))  # expert/search's solver: W shares of the cores
+    dds.set_threads(max(1, cores.usable_cores() // pool_size))  # expert/search's solver: W shares of the cores
     warnings.simplefilter("ignore", agent_lib.RulesOverrideWarning)  # the parent warned once already
     loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
     _WORKER.update(_state(loaded, names, rules, seed, keep_records, lanes))
@@ -115,7 +115,8 @@ def load_agent(entry: AgentLike, rules=None, name: str = ""):
     except Exception as e:
         from agents.checkpoint import CheckpointError  # here, so that importing evaluation needs no torch
 
-        if isinstance(e, (agent_lib.AgentSpecError, agent_lib.RulesMismatchError, CheckpointError)):
+        if isinstance(e, (agent_lib.AgentSpecError, agent_lib.RulesMismatchError, CheckpointError,
+                          agent_lib.EngineError)):
             raise  # their one line names the spec or the file
         raise ValueError(f"cannot load agent {entry!r}: {type(e).__name__}: {e}") from None  # user code failing
 
@@ -146,8 +147,10 @@ def round_robin(
     must be made for ``rules`` (see ``agents.load``): one trained for other rules
     is refused, unless its spec ends in ``?rules=any``. A KeyboardInterrupt after
     a deal was finished returns each pair's finished deals from the first on,
-    with ``complete`` False (before it, the interrupt propagates). ``ci`` is the
-    margin intervals' method: ``normal`` or ``bootstrap`` (see :mod:`evaluation.stats`).
+    with ``complete`` False (before it, the interrupt propagates); so does an
+    external engine's fault (:class:`agents.EngineError`), its line kept as the
+    result's ``fault``. ``ci`` is the margin intervals' method: ``normal`` or
+    ``bootstrap`` (see :mod:`evaluation.stats`).
     """
     try:
         if len(entries) < 2:
@@ -191,7 +194,7 @@ def round_robin(
                                     + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""))
 
     began = time.perf_counter()
-    interrupted = False
+    stopped: Optional[BaseException] = None
     try:
         if pool_size == 1:
             state = _state(loaded, names, rules, int(seed), records, lanes)
@@ -202,8 +205,8 @@ def round_robin(
             initargs = (list(entries), names, rules, int(seed), records, lanes, pool_size)
             with ctx.Pool(pool_size, initializer=_init_worker, initargs=initargs) as pool:
                 run_chunks(planner, PoolRunner(pool, _play_in_worker), on_result)
-    except KeyboardInterrupt:
-        interrupted = True
+    except (KeyboardInterrupt, agent_lib.EngineError) as e:
+        stopped = e  # Ctrl-C (or an engine's fault) in an hour-long evaluation keeps the chunks already played
     finally:
         bar.close()
     _log_workers(played, time.perf_counter() - began)
@@ -214,8 +217,9 @@ def round_robin(
         if chunk.start == reached[chunk.lane]:
             kept[chunk.lane].append(played[chunk])
             reached[chunk.lane] = chunk.stop
-    if interrupted and not any(reached[k] for k, lane in enumerate(lanes) if lane[0] == _DEALS):
-        raise KeyboardInterrupt  # nothing to report
+    if stopped is not None and not any(reached[k] for k, lane in enumerate(lanes) if lane[0] == _DEALS):
+        raise stopped  # nothing to report
+    fault = str(stopped) if isinstance(stopped, agent_lib.EngineError) else None
     complete = reached == [n for n, _ in sizes]
 
     matches = []
@@ -242,7 +246,7 @@ def round_robin(
             )
         )
     ratings = fit_ratings(names, [(m.agents[0], m.agents[1], m.margin) for m in matches])
-    return RoundRobinResult(names, matches, ratings, complete)
+    return RoundRobinResult(names, matches, ratings, complete, fault)
 
 
 def _log_workers(played: dict[Chunk, _ChunkResult], wall: float) -> None:
