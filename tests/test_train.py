@@ -12,14 +12,8 @@ from torch import nn
 
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
-from agents.model import (
-    MASKED_LOGIT,
-    ActorCritic,
-    NetworkActor,
-    PolicyAgent,
-    log_probs_entropy,
-    phase_flags,
-)
+from agents.model import MASKED_LOGIT, ActorCritic, log_probs_entropy
+from agents.policy import NetworkActor, PolicyAgent, phase_flags
 from tarneeb_env import OBS_SIZE, PRESETS, raw_env
 from tarneeb_env.batch import BatchEnv
 from training import Trainer

@@ -23,11 +23,12 @@ from typing import Any, Optional, Union
 
 import yaml
 
-from agents.model import CRITICS, PHASE_NAMES, VIEWS
+from agents.arch import CRITICS
 from evaluation.deals import HELDOUT
 
 SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
 from tarneeb_env import Rules, make_rules
+from tarneeb_env.transforms import PHASE_NAMES, VIEWS
 
 
 class ConfigError(ValueError):

@@ -158,7 +158,8 @@ def ladder(snapshots: Sequence[tuple[int, dict[str, torch.Tensor]]], arch: dict[
     robin on the fixed deal set ``seed``: a rising ladder says the league improves. Networks trained on
     only some ``phases`` play the rest with ``other``, as in training."""
     import agents
-    from agents.model import ActorCritic, PolicyAgent
+    from agents.model import ActorCritic
+    from agents.policy import PolicyAgent
     from evaluation import round_robin
 
     entries: list[Any] = []

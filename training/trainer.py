@@ -44,8 +44,9 @@ import numpy as np
 import torch
 
 import agents
-from agents.dds import usable_cores
-from agents.model import ActorCritic, phase_flags
+from agents.cores import usable_cores
+from agents.model import ActorCritic
+from agents.policy import phase_flags
 from agents.rules_check import RulesMismatchError
 from tarneeb_env import OBS_VERSION
 
@@ -129,7 +130,7 @@ class Trainer:
         np.random.seed(cfg.env.seed)
         self.model = ActorCritic.from_arch(vars(cfg.model)).to(self.device)
         self.counters = {"pretrain_chunks": 0, "pretrain_decisions": 0, "iteration": 0, "decisions": 0,
-                         "learned_decisions": 0, "hands": 0, "seconds": 0.0}
+                         "learned_decisions": 0, "hands": 0, "seconds": 0.0, "cpu_seconds": 0.0}
         self.optimizer = self._new_optimizer()
         sp = cfg.selfplay
         self.pool = League(sp.weights, sp.max_snapshots, sp.sampling, sp.pfsp_scale)
@@ -362,6 +363,8 @@ class Trainer:
             "charts/SPS": s["decisions"] / (t2 - t0),  # run() replaces it with the figure including the save
             "charts/rollout_SPS": s["decisions"] / max(s["rollout_seconds"], 1e-9),
             "charts/rollout_seconds": s["rollout_seconds"],
+            # the rollout workers' CPU seconds when they are other processes (the learner's own are counted in run())
+            "charts/worker_cpu_seconds": s["rollout_cpu_seconds"] if self.backend != "local" else 0.0,
             "charts/update_seconds": t2 - t1,
             "charts/learner_wait_seconds": t1 - t0,
             "charts/policy_lag": float(it - job.behaviour),
@@ -476,6 +479,7 @@ class Trainer:
         writer = SummaryWriter(self.run_dir)
         warm_writer = None
         started, base = time.perf_counter(), float(c["seconds"])
+        cpu_mark = time.process_time()  # the learner's CPU time; c["cpu_seconds"] adds the rollout workers'
         bar, bar_phase, since, checked_warm_time = None, None, (started, 0), False
         try:
             while not self.done(started, base):
@@ -488,6 +492,12 @@ class Trainer:
                     since = (t0, c["pretrain_decisions"] if warm else c["decisions"])
                 scalars = self.pretrain_chunk() if warm else self.iteration()
                 c["seconds"] = base + time.perf_counter() - started
+                now = time.process_time()
+                worker_cpu = scalars.get("charts/worker_cpu_seconds", 0.0)
+                c["cpu_seconds"] = c.get("cpu_seconds", 0.0) + now - cpu_mark + worker_cpu  # older runs lack it
+                cpu_mark = now
+                if not warm:
+                    scalars["charts/cpu_seconds"] = c["cpu_seconds"]  # the run's processes' CPU seconds so far
                 step_seconds = time.perf_counter() - t0
                 path = self.save()
                 if not warm:

@@ -1,6 +1,6 @@
 """``gymnasium.make("tarneeb_env:tarneeb/Tarneeb-v0")``: one game for one learner as a gymnasium ``Env``.
 
-It is :func:`tarneeb_env.vector_env` with one game, stepped one decision at a time: the same observations (694
+It is :func:`agents.vector.vector_env` with one game, stepped one decision at a time: the same observations (694
 floats from the acting learner seat's side), rewards, seats (``seats="team"`` by default) and opponents (``rule``
 by default; any agent spec), and ``info["action_mask"]`` with the legal actions (``action_masks()`` as well, for
 sb3-contrib's ``MaskablePPO``). A step that ends an episode returns that episode's last observation; the vector
@@ -15,7 +15,9 @@ from typing import Any, Optional
 import gymnasium
 import numpy as np
 
-from .rules import RulesSpec
+from tarneeb_env.rules import RulesSpec
+
+from .vector import vector_env
 
 
 class TarneebEnv(gymnasium.Env):
@@ -26,8 +28,6 @@ class TarneebEnv(gymnasium.Env):
     def __init__(self, rules: RulesSpec = "classic", opponents: Any = "rule", seats: str = "team",
                  reward: str = "score_diff", episode: str = "hand", max_hands: int = 200,
                  seed: Optional[int] = None):
-        from .vector import vector_env  # here: it loads the agents, which importing tarneeb_env does not
-
         self._vec = vector_env(1, rules=rules, opponents=opponents, seats=seats, reward=reward, episode=episode,
                                max_hands=max_hands, seed=seed)
         self.rules = self._vec.rules
