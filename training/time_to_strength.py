@@ -107,8 +107,10 @@ def _read_events(path: str) -> tuple[Optional[float], list[tuple[float, int, str
             kind = v.WhichOneof("value")
             if kind == "simple_value":
                 rows.append((ev.wall_time, ev.step, v.tag, float(v.simple_value)))
-            elif kind == "tensor":
-                rows.append((ev.wall_time, ev.step, v.tag, float(tensor_util.make_ndarray(v.tensor))))
+            elif kind == "tensor":  # a scalar as a tensor; text summaries (the league's table) are skipped
+                value = tensor_util.make_ndarray(v.tensor)
+                if value.shape == () and value.dtype.kind in "fiu":
+                    rows.append((ev.wall_time, ev.step, v.tag, float(value)))
     return start, rows
 
 
