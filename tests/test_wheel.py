@@ -66,6 +66,17 @@ def test_the_wheel_holds_the_shipped_files_and_manifest_and_no_logs(wheel):
     assert not [n for n in names if "_logs" in n or "tfevents" in n]
 
 
+def test_the_wheel_installs_the_console_scripts_and_every_subpackage(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        scripts = z.read(entry_points).decode()
+    for script in ("tarneeb-train", "tarneeb-evaluate", "tarneeb-play", "tarneeb-serve", "tarneeb-advise"):
+        assert f"{script} = " in scripts
+    for module in ("playing/web/app.py", "playing/advisor/server.py", "playing/advisor/terminal.py"):
+        assert module in names
+
+
 @pytest.mark.slow
 def test_a_wheel_install_plays_the_shipped_agents_under_every_preset(wheel, tmp_path):
     env_dir, cwd = tmp_path / "venv", tmp_path / "elsewhere"
