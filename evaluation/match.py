@@ -20,8 +20,8 @@ from tarneeb_env import make_rules
 
 from .deals import _DEALS, _GAMES
 from .results import MatchResult, RoundRobinResult
-from .stats import CI_METHODS, AgentStats, fit_ratings, margin_ci95
 from .schedule import Chunk, ChunkPlanner, InlineRunner, PoolRunner, run_chunks
+from .stats import CI_METHODS, AgentStats, fit_ratings, margin_ci95
 from .tables import (
     DEALS_PER_BATCH,
     GAMES_PER_BATCH,
