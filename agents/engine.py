@@ -175,9 +175,12 @@ class HostDeals:
         d.auction, d.played = tuple(auction), tuple(played)
         return out
 
-    def finish(self, seat: int, record: dict) -> list[dict]:
+    def finish(self, seat: int, record) -> list[dict]:
         """The messages for the end of a deal at ``seat``: the events after its last decision and ``end`` with
-        the public record (the dealt hands only when every card was played, so all were seen)."""
+        the public record (the dealt hands only when every card was played, so all were seen). ``record``: a
+        :class:`~tarneeb_env.record.HandRecord` or its dict."""
+        if not isinstance(record, dict):
+            record = record.to_dict()
         hand = mask_of(record["deal"][seat])
         scores = [a - b for a, b in zip(record["scores"], record["score_delta"])]
         seat_scores = [a - b for a, b in zip(record["seat_scores"], record["seat_score_delta"])]
@@ -436,7 +439,7 @@ class EngineAgent(Agent):
                                f"which is not legal there; legal: {' '.join(name_of(a) for a in legal)}")
         out[k] = action
 
-    def deal_over(self, seat: int, record: dict) -> None:
+    def deal_over(self, seat: int, record) -> None:
         """The deal at which this agent held ``seat`` ended: the engine gets the rest of it and its record."""
         self._send(self.deals.finish(seat, record), "end")
 

@@ -209,7 +209,7 @@ def _sent(rules, deal, dealer, exposed, actions, seat, leaky=False) -> list[str]
     d, msgs = host.catch_up(make_view(start, seat), set())
     game, result = _host_game(rules, deal, dealer, exposed, actions)
     if result is not None:
-        record = result.record
+        record = result.record.to_dict()
         if leaky:
             record = {**record, "thrown_in": False}  # the control: the record passed on whole
         msgs += host.finish(seat, record)
