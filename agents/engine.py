@@ -38,6 +38,7 @@ from typing import Any, Optional
 from tarneeb_env import Rules, make_rules
 from tarneeb_env.cards import mask_of
 from tarneeb_env.game import trick_winner
+from tarneeb_env.record import HandRecord
 from tarneeb_env.rules_core import NO_SUIT, fixed_trump
 from tarneeb_env.view import PlayerView
 
@@ -176,22 +177,18 @@ class HostDeals:
         d.auction, d.played = tuple(auction), tuple(played)
         return out
 
-    def finish(self, seat: int, record) -> list[dict]:
+    def finish(self, seat: int, record: HandRecord) -> list[dict]:
         """The messages for the end of a deal at ``seat``: the events after its last decision and ``end`` with
-        the public record (the dealt hands only when every card was played, so all were seen). ``record``: a
-        :class:`~tarneeb_env.record.HandRecord` or its dict."""
-        if not isinstance(record, dict):
-            record = record.to_dict()
-        hand = mask_of(record["deal"][seat])
-        scores = [a - b for a, b in zip(record["scores"], record["score_delta"])]
-        seat_scores = [a - b for a, b in zip(record["seat_scores"], record["seat_score_delta"])]
-        key = self._key(seat, hand, record["dealer"], record["exposed_card"], scores, seat_scores)
+        the public record (the dealt hands only when every card was played, so all were seen)."""
+        hand = mask_of(record.deal[seat])
+        scores = [a - b for a, b in zip(record.scores, record.score_delta)]
+        seat_scores = [a - b for a, b in zip(record.seat_scores, record.seat_score_delta)]
+        key = self._key(seat, hand, record.dealer, record.exposed_card, scores, seat_scores)
         d = self.open.pop(key, None)
         if d is None:
             return []
-        out = self._events(d, tuple(map(tuple, record["auction"])), tuple(map(tuple, record["plays"])),
-                           record["trump"])
-        public = {k: v for k, v in record.items() if not (k == "deal" and record["thrown_in"])}
+        out = self._events(d, tuple(map(tuple, record.auction)), tuple(map(tuple, record.plays)), record.trump)
+        public = {k: v for k, v in record.to_dict().items() if not (k == "deal" and record.thrown_in)}
         out.append(self._end(d, public))
         return out
 
@@ -453,7 +450,7 @@ class EngineAgent(Agent):
                                f"which is not legal there; legal: {' '.join(name_of(a) for a in legal)}")
         out[k] = action
 
-    def deal_over(self, seat: int, record) -> None:
+    def deal_over(self, seat: int, record: HandRecord) -> None:
         """The deal at which this agent held ``seat`` ended: the engine gets the rest of it and its record."""
         self._send(self.deals.finish(seat, record), "end")
 
