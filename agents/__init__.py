@@ -2,9 +2,9 @@
 
 ``agents.load(spec, rules=None, **options)`` accepts:
 
-- a built-in name: ``random``, ``rule``, ``expert``, ``search`` (the shipped network searching over the
-  unseen cards, :mod:`agents.search_agent`), or ``ppo``: the shipped trained agent for the rules in play (see
-  :mod:`agents.shipped`; an error when none is trained for them). A built-in name may carry its settings as a
+- a built-in name: ``random``, ``casual`` (``rule`` with a share of careless cards), ``rule``, ``expert``,
+  ``search`` (the shipped network searching over the unseen cards, :mod:`agents.search_agent`), or ``ppo``:
+  the shipped trained agent for the rules in play (see :mod:`agents.shipped`; an error when none is trained for them). A built-in name may carry its settings as a
   query, ``search?samples=8&rollout=dds``: each value is read as the type of the setting's default (an int,
   a number, ``true``/``false``, or text), and a setting the agent does not have is an error naming those it has;
 - a checkpoint path ending in ``.pt`` (written by ``train.py``);
@@ -30,6 +30,7 @@ from tarneeb_env import make_rules
 from tarneeb_env.rules import RulesSpec
 
 from .base import Agent
+from .casual_agent import CasualAgent
 from .expert_agent import ExpertAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
@@ -37,7 +38,7 @@ from .search_agent import SearchAgent
 from .rules_check import ANY_RULES, RulesMismatchError, RulesOverrideWarning, check_rules
 
 BUILTINS: dict[str, Callable[..., Agent]] = {
-    "random": RandomAgent, "rule": RuleAgent, "expert": ExpertAgent, "search": SearchAgent,
+    "random": RandomAgent, "casual": CasualAgent, "rule": RuleAgent, "expert": ExpertAgent, "search": SearchAgent,
 }
 QUERY_SETTINGS_HIDDEN = ("seed", "rules", "clock")  # passed by callers, never written in a spec
 
@@ -165,6 +166,6 @@ def _build(spec: str, base: str, options: dict) -> Agent:
 
 
 __all__ = [
-    "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "ExpertAgent", "RandomAgent", "RuleAgent",
+    "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "CasualAgent", "ExpertAgent", "RandomAgent", "RuleAgent",
     "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "check_rules", "load", "resolve",
 ]
