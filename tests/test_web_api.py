@@ -587,6 +587,14 @@ def test_bad_command_line_says_what_is_wrong(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_play_py_help_lists_the_web_tables_options(capsys):
+    with pytest.raises(SystemExit):
+        play.main(["--help"])
+    text = capsys.readouterr().out
+    for option in ("--web", "--port PORT", "--host HOST", "--replay-dir DIR", "--challenge-seed N", "--agents"):
+        assert option in text
+
+
 def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address(unshipped_rules):
     import httpx
 
