@@ -56,6 +56,7 @@ class ServerConfig:
     duplicate_deals: int = 8
     challenge_seed: Optional[int] = None  # one named deal set for every tab (else each challenge draws its own)
     presets: tuple[str, ...] = ()  # rule presets a page may start a game under, besides ``rules_label``
+    hint_samples: Optional[int] = None  # layouts per Hint (None: explain's default, about a CPU second)
 
     def rule_choices(self) -> dict[str, Rules]:
         """Label -> rules a page may choose (the server's own first); a page never names a file."""
@@ -316,7 +317,7 @@ class Session:
         view = make_view(table.game, HUMAN)
         seed = _seeds(self.config.seed, _HINT, self.number, self.games, table.game.deals,
                       len(view.auction) + len(view.played), n=1)[0]
-        return advise(view, table.hint, seed)
+        return advise(view, table.hint, seed, self.config.hint_samples)
 
     def seat_name(self, seat: int) -> str:
         return SEAT_NAMES[seat] if seat == HUMAN else f"{SEAT_NAMES[seat]} ({self.labels[seat]})"
