@@ -478,7 +478,8 @@ function levelNote(key, label) {
   if (key === "club") return t("level.note_club");
   if (!fig) return t("level.note_unmeasured");
   const [mean, lo, hi, n] = fig;
-  return t("level.note", { m: signed(mean), lo: signed(lo), hi: signed(hi), n });
+  const f = (x) => (x >= 0 ? "+" : "") + x.toFixed(2);
+  return t("level.note", { m: f(mean), lo: f(lo), hi: f(hi), n });
 }
 
 function showLevelNotes() {
