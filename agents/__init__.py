@@ -34,11 +34,13 @@ from .casual_agent import CasualAgent
 from .expert_agent import ExpertAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
-from .search_agent import SearchAgent
 from .rules_check import ANY_RULES, RulesMismatchError, RulesOverrideWarning, check_rules
 
-BUILTINS: dict[str, Callable[..., Agent]] = {
-    "random": RandomAgent, "casual": CasualAgent, "rule": RuleAgent, "expert": ExpertAgent, "search": SearchAgent,
+# name -> "module:Class" in this package, imported when first asked for: ``search`` loads torch, which ``import
+# agents`` and the torch-free agents (``rule`` opponents of the vector env) do not
+BUILTINS: dict[str, str] = {
+    "random": "random_agent:RandomAgent", "casual": "casual_agent:CasualAgent", "rule": "rule_agent:RuleAgent",
+    "expert": "expert_agent:ExpertAgent", "search": "search_agent:SearchAgent",
 }
 QUERY_SETTINGS_HIDDEN = ("seed", "rules", "clock")  # passed by callers, never written in a spec
 
@@ -57,6 +59,19 @@ class AgentSpecError(ValueError):
 def _spec_error(spec: str, why: str) -> AgentSpecError:
     forms = SPEC_FORMS.format(names=", ".join(sorted([*BUILTINS, SHIPPED])))
     return AgentSpecError(f"cannot load agent {spec!r}: {why}. An agent spec is {forms}.")
+
+
+def builtin(name: str) -> Callable[..., Agent]:
+    """The class of the built-in agent ``name`` (a key of :data:`BUILTINS`)."""
+    module, _, cls = BUILTINS[name].partition(":")
+    return getattr(importlib.import_module(f".{module}", __name__), cls)
+
+
+def __getattr__(name: str):
+    """``agents.SearchAgent`` on first use (it loads torch)."""
+    if name == "SearchAgent":
+        return builtin("search")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _call(factory, options: dict) -> Agent:
@@ -133,8 +148,9 @@ def _typed(spec: str, key: str, text: str, default):
 def _build(spec: str, base: str, options: dict) -> Agent:
     name, _, query = base.partition("?")
     if name in BUILTINS:
-        settings = _query_options(spec, BUILTINS[name], query) if query else {}
-        return _call(BUILTINS[name], {**options, **settings})
+        factory = builtin(name)
+        settings = _query_options(spec, factory, query) if query else {}
+        return _call(factory, {**options, **settings})
     if base.endswith(".pt"):
         if not os.path.isfile(base):
             raise _spec_error(spec, "no such checkpoint file")
@@ -167,5 +183,6 @@ def _build(spec: str, base: str, options: dict) -> Agent:
 
 __all__ = [
     "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "CasualAgent", "ExpertAgent", "RandomAgent", "RuleAgent",
-    "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "check_rules", "load", "resolve",
+    "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "builtin", "check_rules", "load",
+    "resolve",
 ]

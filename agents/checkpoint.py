@@ -20,7 +20,8 @@ import torch
 from tarneeb_env import OBS_SIZE, OBS_VERSION, Rules
 from tarneeb_env.observation import OFFSETS
 
-from .model import ActorCritic, PolicyAgent
+from .model import ActorCritic
+from .policy import PolicyAgent
 
 FORMAT = "tarneeb-rl-checkpoint"
 FORMAT_VERSION = 1

@@ -20,22 +20,16 @@ the process may use (``os.sched_getaffinity``); :func:`set_threads` sets it (the
 """
 from __future__ import annotations
 
-import os
 from typing import Sequence
+
+from tarneeb_env.cards import rank_of, suit_of
+
+from .cores import usable_cores
 
 INSTALL_HINT = 'the expert agent needs endplay (the DDS double-dummy solver): pip install -e ".[expert]"'
 
 _dds = None
 _threads: int | None = None  # None: the cores this process may run on
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), not the machine's count (the trainer's backend
-    choice uses it too)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # no affinity API (macOS, Windows)
-        return os.cpu_count() or 1
 
 
 def set_threads(n: int | None) -> None:
@@ -86,8 +80,8 @@ def _fill_deal(d, hands: Sequence[int], trump: int, leader: int, trick: Sequence
     for i in range(3):
         if i < len(trick):
             c = trick[i]
-            d.currentTrickSuit[i] = 3 - c // 13
-            d.currentTrickRank[i] = c % 13 + 2
+            d.currentTrickSuit[i] = 3 - suit_of(c)
+            d.currentTrickRank[i] = rank_of(c) + 2
         else:
             d.currentTrickSuit[i] = 0
             d.currentTrickRank[i] = 0

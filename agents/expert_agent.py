@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE, mask_of
+from tarneeb_env.cards import BID_BASE, PASS, TRUMP_BASE, mask_of, rank_of
 from tarneeb_env.game import individual_bid_value, no_auction_score, team_hand_score
 
 from . import dds
@@ -137,7 +137,7 @@ class ExpertAgent(RuleAgent):
                 ours = view.tricks_won[team] + res[a]
                 value[a] += deal_utility(view, ours)
                 tricks[a] += res[a]
-        best = max(value, key=lambda a: (round(value[a], 9), round(tricks[a], 9), -(a % 13), -a))
+        best = max(value, key=lambda a: (round(value[a], 9), round(tricks[a], 9), -rank_of(a), -a))
         n = len(solved)
         return best, f"best mean score over {n} double-dummy layouts ({tricks[best] / n:.1f} more tricks for us)"
 

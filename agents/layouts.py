@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tarneeb_env.cards import FULL_DECK, cards_of, mask_of
+from tarneeb_env.cards import FULL_DECK, cards_of, mask_of, suit_of
 
 
 def _feasible(count, allowed, left, subsets) -> bool:
@@ -56,14 +56,14 @@ def sample_layouts(view, played_mask: int, void, n: int, rng: np.random.Generato
         left = list(need)
         count = [0, 0, 0, 0]
         for c in cards:
-            count[c // 13] += 1
+            count[suit_of(c)] += 1
         if not _feasible(count, allowed, left, subsets):
             raise RuntimeError(f"no layout of the unseen cards agrees with seat {seat}'s view (voids {void})")
         order = rng.permutation(len(cards))
         draws = rng.random(len(cards))
         for k, i in enumerate(order.tolist()):
             c = cards[i]
-            q = c // 13
+            q = suit_of(c)
             seats = [s for s in others if allowed[q] >> s & 1 and left[s] > 0]
             u = draws[k]
             while True:

@@ -40,8 +40,9 @@ def _pop13(r):
     return impl
 
 
-for _f in (rule_play.low, rule_play.cheapest_master, rule_play.beats, rule_play.void_of, rule_play.discard,
-           rule_play.partner_counts, rule_play.follow, rule_play.lead, rule_play.play_card):
+for _f in (cards.suit_of, cards.rank_of, rule_play.low, rule_play.cheapest_master, rule_play.beats,
+           rule_play.void_of, rule_play.discard, rule_play.partner_counts, rule_play.follow, rule_play.lead,
+           rule_play.play_card):
     register_jitable(_f)
 
 

@@ -16,6 +16,7 @@ index into :data:`REASONS`.
 """
 from __future__ import annotations
 
+from tarneeb_env.cards import rank_of, suit_of
 from tarneeb_env.rules_core import A_INDIVIDUAL, A_TEAM
 
 RANKS = 0x1FFF
@@ -73,8 +74,8 @@ def cheapest_master(mine: int, unseen: int) -> int:
 
 
 def beats(card: int, best: int, trump: int) -> bool:
-    s = card // 13
-    if s == best // 13:
+    s = suit_of(card)
+    if s == suit_of(best):
         return card > best
     return s == trump
 
@@ -114,7 +115,7 @@ def partner_counts(auction: int, seat: int, bids, tbs) -> bool:
 
 
 def follow(hand, unseen, seat, trump, auction, bids, tbs, voids, tseats, tcards, ntrick) -> tuple[int, int]:
-    led = tcards[0] // 13
+    led = suit_of(tcards[0])
     wseat, wcard = tseats[0], tcards[0]
     for k in range(1, ntrick):
         if beats(tcards[k], wcard, trump):
@@ -129,22 +130,22 @@ def follow(hand, unseen, seat, trump, auction, bids, tbs, voids, tseats, tcards,
     if wseat == seat ^ 2 and partner_counts(auction, seat, bids, tbs):
         secure = pos == 3
         if not secure:  # third hand: only the left-hand opponent still plays
-            if wcard // 13 == trump:
-                secure = (uns_trump >> (wcard % 13 + 1)) == 0
+            if suit_of(wcard) == trump:
+                secure = (uns_trump >> (rank_of(wcard) + 1)) == 0
             else:
-                secure = (uns_led >> (wcard % 13 + 1)) == 0 and not lho_ruffs
-        if not secure and mine and wcard // 13 == led:
+                secure = (uns_led >> (rank_of(wcard) + 1)) == 0 and not lho_ruffs
+        if not secure and mine and suit_of(wcard) == led:
             m = cheapest_master(mine, uns_led)
-            if m > wcard % 13 and not void_of(voids, lho, led):
+            if m > rank_of(wcard) and not void_of(voids, lho, led):
                 return shift + m, THIRD_SURE
         if mine:
             return shift + low(mine), PARTNER_LOW
         return discard(hand, unseen, trump), PARTNER_DISCARD
     # an opponent is winning (or partner's trick does not help us)
     if mine:
-        if wcard // 13 != led:
+        if suit_of(wcard) != led:
             return shift + low(mine), TRUMPED_LOW
-        wr = wcard % 13
+        wr = rank_of(wcard)
         higher = (mine >> (wr + 1)) << (wr + 1)
         if not higher:
             return shift + low(mine), CANNOT_BEAT
@@ -163,8 +164,8 @@ def follow(hand, unseen, seat, trump, auction, bids, tbs, voids, tseats, tcards,
         return shift + low(mine), SECOND_LOW
     trumps = (hand >> (13 * trump)) & RANKS
     if trumps and led != trump:
-        if wcard // 13 == trump:
-            over = (trumps >> (wcard % 13 + 1)) << (wcard % 13 + 1)
+        if suit_of(wcard) == trump:
+            over = (trumps >> (rank_of(wcard) + 1)) << (rank_of(wcard) + 1)
             if over:
                 return 13 * trump + low(over), OVERRUFF
             return discard(hand, unseen, trump), NO_OVERRUFF

@@ -49,7 +49,9 @@ from . import dds
 from .base import Agent
 from .expert_agent import deal_utility
 from .layouts import sample_layouts
-from .model import PHASE_NAMES, PolicyAgent, phase_of
+from tarneeb_env.transforms import PHASE_NAMES, obs_phase
+
+from .policy import PolicyAgent
 
 ROLLOUTS = ("policy", "dds")
 WEIGHTINGS = ("policy", "uniform")
@@ -200,7 +202,7 @@ class SearchAgent(Agent):
         network, in one forward pass over all of them."""
         _, steps = self._replay(view, pool, record=True)
         learned = self.policy.learned
-        mine = [(o, m, a) for o, m, s, a in steps if s != view.seat and learned[phase_of(o[0])]]
+        mine = [(o, m, a) for o, m, s, a in steps if s != view.seat and learned[obs_phase(o[0])]]
         if not mine:
             return np.zeros(len(pool))
         logits = self._forward(np.concatenate([o for o, _, _ in mine]), np.concatenate([m for _, m, _ in mine]))

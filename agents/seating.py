@@ -50,7 +50,7 @@ from typing import Any, Optional, Protocol
 
 import numpy as np
 
-from tarneeb_env import NUM_ACTIONS
+from tarneeb_env.tarneeb import unpack_legal_masks
 from tarneeb_env.view import make_view
 
 LEFT_TO_CALLER = -1  # a seat_agent entry for a seat the caller plays itself (e.g. the learner)
@@ -78,12 +78,6 @@ class Tables(Protocol):
         None."""
 
 
-def legal_masks(legals: Sequence[int]) -> np.ndarray:
-    """int8 (n, 70) masks of n 70-bit legal-action ints in one numpy call (row i = ``legal_mask(legals[i])``)."""
-    raw = np.frombuffer(b"".join(x.to_bytes(9, "little") for x in legals), dtype=np.uint8).reshape(len(legals), 9)
-    return np.unpackbits(raw, axis=1, count=NUM_ACTIONS, bitorder="little").view(np.int8)
-
-
 class GameTables:
     """:class:`Tables` over a list of :class:`~tarneeb_env.game.TarneebGame` (observation writers optional)."""
 
@@ -95,7 +89,7 @@ class GameTables:
 
     def masks(self, tables: Sequence[int]) -> np.ndarray:
         games = self.games
-        return legal_masks([games[i].legal for i in tables])
+        return unpack_legal_masks([games[i].legal for i in tables])
 
     def observations(self, tables: Sequence[int]) -> list:
         games, writers = self.games, self.writers

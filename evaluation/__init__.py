@@ -44,7 +44,6 @@ CLI: ``python evaluate.py`` (or ``tarneeb-evaluate``) ``A B [C ...] [--deals N] 
 [--seed S] [--deal-set selection|heldout] [--ci normal|bootstrap] [--workers W] [--games G]
 [--out results.json] [--records hands.jsonl]``.
 """
-from agents.seating import legal_masks
 
 from .deals import DEAL_SETS, HELDOUT, SELECTION, DealSet, DuplicateDeal, deal_set_of, deal_set_seed, duplicate_deal
 from .match import (
@@ -77,6 +76,6 @@ __all__ = [
     "CI_METHODS", "DEALS_PER_BATCH", "DEAL_SETS", "HELDOUT", "MAX_DEALS_PER_GAME", "MAX_DEALS_PER_TABLE", "SELECTION",
     "STAT_DOCS", "AgentStats", "DealSet", "DuplicateDeal", "EvaluationInputError", "MarginSummary", "MatchResult",
     "RoundRobinResult", "agent_names", "deal_set_of", "deal_set_seed", "duplicate_deal", "duplicate_match",
-    "fit_ratings", "legal_masks", "load_agent", "margin_ci95", "one_torch_thread", "play_lockstep", "round_robin",
+    "fit_ratings", "load_agent", "margin_ci95", "one_torch_thread", "play_lockstep", "round_robin",
     "summarize_margins", "wilson_ci95",
 ]

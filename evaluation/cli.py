@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--info", metavar="FILE.pt", help="print how checkpoint FILE.pt was made (its provenance, and "
                    "the MANIFEST.yaml entry of a shipped file) and exit")
     p.add_argument("--deals", type=_int_at_least(1), default=2000, help="duplicate deals per pair (default 2000)")
-    p.add_argument("--rules", default="classic", help="preset name or rules .yaml file (default classic)")
+    p.add_argument("--rules", default=None, help="preset name or rules .yaml file (default: the rules the first "
+                   "checkpoint among the agents was trained for, else classic)")
     p.add_argument("--seed", type=_int_at_least(0), default=None,
                    help="names the deals (default 0, or the --deal-set's first seed)")
     sets = "; ".join(s.describe() for s in DEAL_SETS.values())
@@ -83,6 +84,55 @@ def _files_named(specs: Sequence[str], rules: str) -> dict[str, str]:
         if path != spec.removesuffix(agents.ANY_RULES):
             named[spec] = os.path.relpath(path)
     return named
+
+
+def _checkpoint_path(spec: str) -> Optional[str]:
+    """The file a spec names when it is a checkpoint of the user's (not ``ppo``, not ``?rules=any``)."""
+    return spec if spec.endswith(".pt") and os.path.isfile(spec) else None
+
+
+def _rules_of(path: str):
+    from agents.checkpoint import checkpoint_rules, load_checkpoint
+
+    return checkpoint_rules(load_checkpoint(path), path)
+
+
+def _game_rules(args: argparse.Namespace) -> tuple[object, str]:
+    """The rules to play (``--rules``, else the first checkpoint's, else classic) and how they were chosen, for
+    the report's header."""
+    from tarneeb_env import make_rules
+
+    if args.rules is not None:
+        try:
+            return make_rules(args.rules), ""
+        except ValueError as e:
+            raise EvaluationInputError(f"--rules: {e}") from None
+    for spec in args.agents:
+        path = _checkpoint_path(spec)
+        if path is not None:
+            return _rules_of(path), f"from {path}; --rules to choose"
+    return make_rules("classic"), ""
+
+
+def _check_checkpoint_rules(specs: Sequence[str], rules, chosen: bool) -> None:
+    """A checkpoint trained for other rules than the game's is refused naming ``--rules`` first: most often the
+    fix is to play under its rules, not to force it (``?rules=any``) to play under others."""
+    from agents.rules_check import ANY_RULES, _label, differing_fields
+
+    for spec in specs:
+        path = _checkpoint_path(spec)
+        if path is None:
+            continue
+        own = _rules_of(path)
+        diff = differing_fields(own, rules)
+        if diff:
+            label = _label(own)
+            fix = f"--rules {label}" if label != "custom" else "--rules FILE.yaml with its rules (see --info)"
+            game = f"--rules {_label(rules)}" if chosen else f"rules {_label(rules)} (from the first checkpoint)"
+            raise EvaluationInputError(
+                f"{path} was trained for rules {label}, but the game is played under {game} (they differ in "
+                f"{', '.join(diff)}): give {fix} to play under its rules, or append {ANY_RULES} to the spec to "
+                f"play it under {_label(rules)} anyway")
 
 
 def _print_info(path: str) -> int:
@@ -125,13 +175,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _check_writable(args.out, "--out")
         _check_writable(args.records, "--records")
         seed = _seed(args)
-        named = _files_named(args.agents, args.rules)
+        rules, rules_note = _game_rules(args)
+        _check_checkpoint_rules(args.agents, rules, chosen=args.rules is not None)
+        named = _files_named(args.agents, rules)
         for spec, path in named.items():  # before a long run starts: which file `ppo` stands for
             print(f"{spec} is {path}", flush=True)
         with warnings_in_one_line("evaluate.py"):  # e.g. an agent played under other rules (?rules=any)
-            rr = round_robin(args.agents, args.deals, seed, args.rules, args.workers, args.games,
+            rr = round_robin(args.agents, args.deals, seed, rules, args.workers, args.games,
                              records=bool(args.records), progress=True, ci=args.ci)
-    except EvaluationInputError as e:
+    except (EvaluationInputError, CheckpointError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     except IllegalActionError as e:  # an agent broke the rules: its name, the action and the legal ones
@@ -146,10 +198,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     console = Console()
     if len(args.agents) == 2:
-        _print_match(console, rr.pairs[0])
+        _print_match(console, rr.pairs[0], rules_note)
         payload = {**rr.pairs[0].to_dict(), "complete": rr.complete}  # a round robin's to_dict carries it
     else:
-        _print_round_robin(console, rr)
+        _print_round_robin(console, rr, rules_note)
         payload = rr.to_dict()
     if not rr.complete:
         played = ", ".join(f"{m.agents[0]} vs {m.agents[1]} {m.deals}" for m in rr.pairs)

@@ -54,11 +54,11 @@ def one_torch_thread():
 def _init_worker(entries, names, rules, seed, keep_records, pool_size) -> None:
     import torch
 
-    from agents import dds
+    from agents import cores, dds
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it keeps the finished chunks
     torch.set_num_threads(1)  # see one_torch_thread; W processes x several threads would also oversubscribe
-    dds.set_threads(max(1, dds.usable_cores() // pool_size))  # expert/search's solver: W shares of the cores
+    dds.set_threads(max(1, cores.usable_cores() // pool_size))  # expert/search's solver: W shares of the cores
     warnings.simplefilter("ignore", agent_lib.RulesOverrideWarning)  # the parent warned once already
     loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
     _WORKER.update(_state(loaded, names, rules, seed, keep_records))

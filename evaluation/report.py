@@ -30,8 +30,9 @@ def _fmt_p(p: Optional[float]) -> str:
 
 def _deals_named(m: MatchResult) -> str:
     """The deals a run played, as its title says them: the seed and its named deal set."""
-    where = f"deal set {m.deal_set}" if m.deal_set else f"in no named deal set ({', '.join(DEAL_SETS)})"
-    return f"seed {m.seed}, {where}"
+    if m.deal_set:
+        return f"seed {m.seed}, deal set {m.deal_set}"
+    return f"seed {m.seed} (outside the {' and '.join(DEAL_SETS)} deal sets)"
 
 
 def _stats_table(title: str, stats: dict[str, dict]):
@@ -50,11 +51,16 @@ def _stats_table(title: str, stats: dict[str, dict]):
     return table
 
 
-def _print_match(console, m: MatchResult) -> None:
+def _rules_named(m: MatchResult, note: str = "") -> str:
+    """The rules as a title says them, with how they were chosen when not by ``--rules``."""
+    return f"rules {m.rules.name}" + (f" ({note})" if note else "")
+
+
+def _print_match(console, m: MatchResult, rules_note: str = "") -> None:
     from rich.table import Table
 
     a, b = m.agents
-    table = Table(title=f"{a} vs {b}: {m.deals} duplicate deals, rules {m.rules.name}, {_deals_named(m)}")
+    table = Table(title=f"{a} vs {b}: {m.deals} duplicate deals, {_rules_named(m, rules_note)}, {_deals_named(m)}")
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_column("95% interval", justify="right")
@@ -75,11 +81,11 @@ def _print_match(console, m: MatchResult) -> None:
     console.print(_stats_table("per-agent statistics (duplicate deals)", m.to_dict()["stats"]))
 
 
-def _print_round_robin(console, rr: RoundRobinResult) -> None:
+def _print_round_robin(console, rr: RoundRobinResult, rules_note: str = "") -> None:
     from rich.table import Table
 
     first = rr.pairs[0]
-    title = (f"round robin: margin of row vs column, {first.deals} duplicate deals, rules {first.rules.name}, "
+    title = (f"round robin: margin of row vs column, {first.deals} duplicate deals, {_rules_named(first, rules_note)}, "
              f"{_deals_named(first)}")
     cross = Table(title=title)
     cross.add_column("")

@@ -19,6 +19,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tarneeb_env.record import HandRecord
+
 from .deals import _BOOTSTRAP
 
 RATING_METHOD = "least squares: rating[X] - rating[Y] ~ mean margin of X vs Y (points per deal), ratings sum to 0"
@@ -91,23 +93,21 @@ STAT_DOCS = {
 }
 
 
-def _tally(stats: dict[int, AgentStats], record: dict, seat_role: Sequence[int], auction: str) -> None:
+def _tally(stats: dict[int, AgentStats], record: HandRecord, seat_role: Sequence[int], auction: str) -> None:
     """Add one hand record to the per-role counters."""
-    if record["thrown_in"]:
+    if record.thrown_in:
         for role in set(seat_role):
             stats[role].thrown_in += 1
         return
     team_role = (seat_role[0], seat_role[1])
-    delta, tricks = record["score_delta"], record["tricks_won"]
+    delta, tricks = record.score_delta, record.tricks_won
     for team, role in enumerate(team_role):
         s = stats[role]
         s.hands += 1
         s.points += delta[team]
         s.kaboots += tricks[team] == 13
     if auction == "team":
-        team = record["declarer"] & 1
-        bid = record["bid"]
-        made = tricks[team] >= bid
+        team, bid, made = record.declaring_team, record.bid, record.made
         decl, defn = stats[team_role[team]], stats[team_role[1 - team]]
         decl.contracts += 1
         decl.bid_sum += bid
@@ -119,8 +119,8 @@ def _tally(stats: dict[int, AgentStats], record: dict, seat_role: Sequence[int],
         defn.sets_inflicted += not made
     elif auction == "individual":
         for seat in range(4):
-            bid = record["bids"][seat]
-            made = record["tricks_by_seat"][seat] >= bid
+            bid = record.bids[seat]
+            made = record.seat_made(seat)
             s = stats[seat_role[seat]]
             s.contracts += 1
             s.bid_sum += bid

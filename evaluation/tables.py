@@ -13,6 +13,7 @@ from tarneeb_env import IllegalActionError, Rules
 from tarneeb_env.cards import NUM_CARDS
 from tarneeb_env.game import TarneebGame
 from tarneeb_env.observation import ObservationWriter
+from tarneeb_env.record import HandRecord
 
 from .deals import _DEALS, _GAMES, _agent_seed, duplicate_deal
 from .stats import AgentStats, _tally
@@ -34,7 +35,7 @@ class _Table:
         self.seat_role = seat_role
         self.whole_game = whole_game
         self.delta = [0, 0]
-        self.records: list[dict] = []
+        self.records: list[HandRecord] = []
         self.done = False
         self.tag = tag
 
@@ -127,7 +128,7 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
             _tally(stats, rec, t.seat_role, rules.auction)
             if keep_records:
                 seats = _seat_names(t.seat_role, names)
-                records.append({"pair": list(names), **t.tag, "redeal": k, "seats": seats, **rec})
+                records.append({"pair": list(names), **t.tag, "redeal": k, "seats": seats, **rec.to_dict()})
     net = np.array([t.delta[0] - t.delta[1] if t.seat_role == _EVEN else t.delta[1] - t.delta[0] for t in tables])
     margins = (net[0::2] + net[1::2]) / 2.0
     return _ChunkResult(margins, (stats[0], stats[1]), records=records)
@@ -159,6 +160,6 @@ def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: in
         if keep_records:
             for k, rec in enumerate(t.records):
                 seats = _seat_names(t.seat_role, names)
-                records.append({"pair": list(names), **t.tag, "hand_index": k, "seats": seats, **rec})
+                records.append({"pair": list(names), **t.tag, "hand_index": k, "seats": seats, **rec.to_dict()})
     empty = (AgentStats(), AgentStats())
     return _ChunkResult(np.zeros(0), empty, stop - start, a_won, b_won, records)

@@ -19,6 +19,7 @@ from rich.text import Text
 from tarneeb_env import make_rules
 from tarneeb_env.cards import NUM_ACTIONS, action_str
 from tarneeb_env.game import TarneebGame, trick_winner
+from tarneeb_env.record import HandRecord
 
 from .screen import SEAT_NAMES, Glyphs, Screen
 
@@ -130,7 +131,7 @@ def validate_record(record: Any) -> dict[str, Any]:
         result = game.apply(action)
     if result is None:
         raise RecordError(f"plays: the record ends before the deal does ({len(game.played)} cards played)")
-    mine = result.record
+    mine = result.record.to_dict()
     for key, value in mine.items():
         if key in _INPUT_FIELDS:
             continue
@@ -169,5 +170,5 @@ def replay(path: str, console: Console, delay: float) -> int:
         trick = plays[i:i + 4]
         winner = trick_winner(trick, record["trump"])
         console.print(Text(f"Trick {i // 4 + 1}: ").append_text(screen.trick_line(trick, winner)))
-    console.print(screen.hand_result(record))
+    console.print(screen.hand_result(HandRecord.from_dict(record)))
     return 0

@@ -23,8 +23,11 @@ from tarneeb_env.cards import (
     SUIT_SYMBOLS,
     SUITS,
     TRUMP_BASE,
+    rank_of,
+    suit_of,
 )
 from tarneeb_env.game import trick_winner
+from tarneeb_env.record import HandRecord
 from tarneeb_env.view import PlayerView
 
 SEAT_NAMES = ("You", "Right", "Partner", "Left")
@@ -62,7 +65,7 @@ def suit_style(suit: int) -> str:
 
 def hand_order(cards: Sequence[int]) -> list[int]:
     """Cards as the hand shows them, by suit in :data:`HAND_SUIT_ORDER` and highest first; the prompt lists them so."""
-    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c))
+    return sorted(cards, key=lambda c: (HAND_SUIT_ORDER.index(suit_of(c)), -c))
 
 
 class Glyphs:
@@ -84,8 +87,8 @@ class Glyphs:
         return Text(self.suits[suit], style=suit_style(suit))
 
     def card(self, card: int) -> Text:
-        suit = card // 13
-        return Text(RANK_NAMES[card % 13] + self.suits[suit], style=suit_style(suit))
+        suit = suit_of(card)
+        return Text(RANK_NAMES[rank_of(card)] + self.suits[suit], style=suit_style(suit))
 
     def cards(self, cards: Sequence[int], sep: str = " ") -> Text:
         return Text(sep).join(self.card(c) for c in cards)
@@ -95,7 +98,7 @@ class Glyphs:
         groups = []
         ordered = hand_order(cards)
         for suit in HAND_SUIT_ORDER:
-            ranks = [RANK_NAMES[c % 13] for c in ordered if c // 13 == suit]
+            ranks = [RANK_NAMES[rank_of(c)] for c in ordered if suit_of(c) == suit]
             if ranks:
                 groups.append(Text(self.suits[suit] + " " + " ".join(ranks), style=suit_style(suit)))
         return Text("   ").join(groups) if groups else Text("(no cards)")
@@ -165,7 +168,7 @@ def _read_play(word: str, view: PlayerView, legal: set[int], glyphs: Glyphs) -> 
         return card
     if card not in view.hand:
         raise InputError(f"You don't hold {glyphs.card(card).plain}.")
-    led = view.trick[0][1] // 13
+    led = suit_of(view.trick[0][1])
     raise InputError(f"You must follow suit: {glyphs.suits[led]} was led and you hold {SUITS[led]}.")
 
 
@@ -308,22 +311,20 @@ class Screen:
             text.append(f" {self.g.dot} " if i else "").append(f"{SEAT_NAMES[seat]} ").append_text(self.g.card(card))
         return text.append(f"  {self.g.arrow} {SEAT_NAMES[winner]} {'win' if winner == 0 else 'wins'}", style="bold")
 
-    def hand_result(self, record: dict) -> RenderableType:
+    def hand_result(self, record: HandRecord) -> RenderableType:
         """End-of-hand summary: tricks, whether the contract was made, points and the running score."""
-        delta, scores = record["score_delta"], record["scores"]
-        rules = record["rules"]
+        delta, scores = record.score_delta, record.scores
+        rules = record.rules
         lines: list[RenderableType] = []
-        if record["thrown_in"]:
+        if record.thrown_in:
             if rules["auction"] == "individual":
-                lines.append(Text(f"The bids total {sum(record['bids'])}, less than {rules['min_total_bids']}: "
+                lines.append(Text(f"The bids total {sum(record.bids)}, less than {rules['min_total_bids']}: "
                                   "the deal is thrown in and the next player deals."))
             else:
                 lines.append(Text("Everyone passed: the same dealer deals again."))
         elif rules["auction"] == "team":
-            declarer, bid = record["declarer"], record["bid"]
-            team = declarer & 1
-            taken = record["tricks_won"][team]
-            made = taken >= bid
+            declarer, bid, team, made = record.declarer, record.bid, record.declaring_team, record.made
+            taken = record.tricks_won[team]
             verdict = ("made" if made else f"down {bid - taken}")
             who = f"{SEAT_NAMES[declarer]} ({team_name(team)})"
             lines.append(Text.assemble(
@@ -333,17 +334,17 @@ class Screen:
         elif rules["auction"] == "individual":
             table = Table("Player", "Bid", "Tricks", "Points", box=None)
             for s in range(4):
-                d = record["seat_score_delta"][s]
-                table.add_row(SEAT_NAMES[s], str(record["bids"][s]), str(record["tricks_by_seat"][s]),
+                d = record.seat_score_delta[s]
+                table.add_row(SEAT_NAMES[s], str(record.bids[s]), str(record.tricks_by_seat[s]),
                               Text(f"{d:+d}", "green" if d > 0 else "red"))
             lines.append(table)
-        if not record["thrown_in"]:
-            won = record["tricks_won"]
+        if not record.thrown_in:
+            won = record.tricks_won
             lines.append(Text(f"Tricks: Us {won[0]} {self.g.dot} Them {won[1]}"))
             lines.append(Text(f"Points: Us {delta[0]:+d} {self.g.dot} Them {delta[1]:+d}"))
         lines.append(Text(self.score(scores), style="bold"))
         if rules["auction"] == "individual":
-            lines.append(Text("Players: " + ", ".join(f"{SEAT_NAMES[s]} {record['seat_scores'][s]}" for s in range(4))))
+            lines.append(Text("Players: " + ", ".join(f"{SEAT_NAMES[s]} {record.seat_scores[s]}" for s in range(4))))
         return Panel(Group(*lines), title="Hand over", title_align="left")
 
     def score(self, scores: Sequence[int]) -> str:

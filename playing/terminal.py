@@ -16,6 +16,7 @@ from agents.seating import EnvTables, seated
 from tarneeb_env import Rules, raw_env
 from tarneeb_env.cards import BID_BASE, NUM_CARDS, PASS, TRUMP_BASE
 from tarneeb_env.game import trick_winner
+from tarneeb_env.record import HandRecord
 
 from .records import RECORD_FORMAT
 from .screen import (
@@ -112,14 +113,15 @@ class TerminalGame:
     def _step(self, agent: str, action: int, before) -> None:
         env = self.env
         env.step(action)
-        record = env.infos[agent].get("hand_record")
-        plays = record["plays"] if record else env.view(0).played
-        trump = record["trump"] if record else before.trump
+        info = env.infos[agent].get("hand_record")
+        record = HandRecord.from_dict(info) if info else None
+        plays = record.plays if record else env.view(0).played
+        trump = record.trump if record else before.trump
         if action < NUM_CARDS and len(plays) % 4 == 0 and len(plays) > len(before.played):
             trick = [tuple(p) for p in plays[-4:]]
             winner = trick_winner(trick, trump)
             self.last_trick = (trick, winner)
-            tricks = record["tricks_won"] if record else env.view(0).tricks_won
+            tricks = record.tricks_won if record else env.view(0).tricks_won
             self.console.print(Text(f"Trick {len(plays) // 4}: ").append_text(self.screen.trick_line(trick, winner))
                                .append(f"   (Us {tricks[0]} {self.glyphs.dot} Them {tricks[1]})"))
         if record:
@@ -194,12 +196,13 @@ class TerminalGame:
             text.append(verb).append_text(self.glyphs.action(action))
         return text.append(f" {self.glyphs.long_dash} {reason}")
 
-    def _end_of_hand(self, record: dict) -> None:
+    def _end_of_hand(self, record: HandRecord) -> None:
         self.console.print(self.screen.hand_result(record))
         if self.save_dir:
             path = Path(self.save_dir) / f"tarneeb-{self.stamp}-s{self.seed}-deal{self.deal_number:03d}.json"
             data = {"format": RECORD_FORMAT, "version": 1, "deal_number": self.deal_number, "seed": self.seed,
-                    "players": [f"{SEAT_NAMES[s]} ({self.screen.labels[s]})" for s in range(4)], "record": record}
+                    "players": [f"{SEAT_NAMES[s]} ({self.screen.labels[s]})" for s in range(4)],
+                    "record": record.to_dict()}
             path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
     def _game_over(self) -> int:

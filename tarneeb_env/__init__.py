@@ -15,19 +15,19 @@ if hasattr(pettingzoo, "aec_registry") and "tarneeb-v0" not in pettingzoo.aec_re
     pettingzoo.register("aec", "tarneeb-v0", entry_point="tarneeb_env:env")
 
 
-# gymnasium.make_vec(VECTOR_ENV_ID, num_envs=..., **vector_env's arguments): the batch engine's vector env
+# gymnasium.make_vec(VECTOR_ENV_ID, num_envs=..., **vector_env's arguments): the batch engine's vector env;
+# gymnasium.make(VECTOR_ENV_ID, **the same arguments): one of its games as an Env (agents.single_env). Their
+# opponents are agents, so the entry points are the agents package's (this package imports nothing above it).
 VECTOR_ENV_ID = "tarneeb/Tarneeb-v0"
 if VECTOR_ENV_ID not in gymnasium.registry:
-    gymnasium.register(VECTOR_ENV_ID, vector_entry_point="tarneeb_env.vector:vector_env")
+    gymnasium.register(VECTOR_ENV_ID, entry_point="agents.single_env:TarneebEnv",
+                       vector_entry_point="agents.vector:vector_env")
 
 
-def __getattr__(name: str):
-    """``vector_env`` on first use: it loads agents and the numba engine, which ``import tarneeb_env`` does not."""
-    if name == "vector_env":
-        from .vector import vector_env
-
-        return vector_env
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def vector_env(num_envs: int = 1, **options):
+    """``gymnasium.make_vec(VECTOR_ENV_ID, num_envs, **options)``: ``num_envs`` games for one learner against
+    agents (``opponents="rule"`` by default); the options are :func:`agents.vector.vector_env`'s."""
+    return gymnasium.make_vec(VECTOR_ENV_ID, num_envs=num_envs, **options)
 
 
 __all__ = [

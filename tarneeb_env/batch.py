@@ -23,8 +23,8 @@ import numpy as np
 
 from . import batch_kernels, rules_core
 from .batch_kernels import (
-    AUC_LEN, BID, BIDS0, CURRENT, DEALER, DECLARER, DELTA0, EXPOSED, HAND0, LEADER, MAX_AUCTION, NPLAYED,
-    NUM_COLS, PHASE, SCORE0, SDELTA0, SSCORE0, TBS0, THROWN_IN, TRUMP_SUIT, TWON0, VOID0,
+    ALL_SEATS, AUC_LEN, BID, BIDS0, CURRENT, DEALER, DECLARER, DELTA0, EXPOSED, HAND0, LEADER, MAX_AUCTION, NPLAYED,
+    NUM_COLS, PHASE, SCORE0, SEAT_DELTA0, SEAT_SCORE0, SEAT_TRICKS0, THROWN_IN, TRUMP_SUIT, TEAM_TRICKS0, VOID0,
 )
 from .cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, action_str, cards_of
 from .deal import draw_deal
@@ -32,13 +32,12 @@ from .game import IllegalActionError
 from .observation import OBS_SIZE
 from .options import ResetOptions, check_env_args, reset_options
 from .privileged import hidden_hands
-from .record import hand_record
+from .record import HandRecord
 from .rules import RulesSpec, make_rules
 from .rules_core import GOES_ON, PHASES, TERMINATED, TRUNCATED
 from .view import PlayerView, build_view
 
 
-ALL_SEATS = 0b1111  # an obs_seats entry: write observations for every seat
 
 _PAIRS = tuple((s, a) for s in range(4) for a in range(NUM_ACTIONS))  # view_parts' code s * NUM_ACTIONS + a
 
@@ -69,7 +68,7 @@ class BatchEnv:
     int8 (N, 70) action mask, int64 (N,) seat), float32 (N, 4) rewards per
     absolute seat for games whose deal ended, bool (N,) episode ended (that
     game has already auto-reset; ``be.truncated`` tells which of them hit
-    ``max_hands``), and ``(game_index, hand_record)`` for every deal that ended.
+    ``max_hands``), and ``(game_index, HandRecord)`` for every deal that ended.
     Arrays returned are new each call, so callers may keep them.
     """
 
@@ -229,7 +228,7 @@ class BatchEnv:
             f"{PHASES[state[bad, PHASE]]}; legal actions: {list(cards_of(self._legal_bits(bad)))}"
         )
 
-    def _next_deals(self, outcome, done, obs, mask, seat) -> list[tuple[int, dict[str, Any]]]:
+    def _next_deals(self, outcome, done, obs, mask, seat) -> list[tuple[int, HandRecord]]:
         """Records of the deals that ended (``outcome`` non-zero), then their next deal (a new episode where
         ``done``) written into the decision arrays."""
         games = np.flatnonzero(outcome)
@@ -246,7 +245,7 @@ class BatchEnv:
         batch_kernels.deal_from_perms(*self._arrays(), games, perms, dealers, self._rules_vec, obs, mask, seat)
         return records
 
-    def _records(self, games: np.ndarray) -> list[tuple[int, dict[str, Any]]]:
+    def _records(self, games: np.ndarray) -> list[tuple[int, HandRecord]]:
         """Hand records of the deals that just ended in ``games``, as ``TarneebGame.hand_record``.
 
         They are thousands of small lists per step; the cyclic garbage collector is paused while they are
@@ -260,7 +259,7 @@ class BatchEnv:
             if paused:
                 gc.enable()
 
-    def _build_records(self, games: np.ndarray) -> list[tuple[int, dict[str, Any]]]:
+    def _build_records(self, games: np.ndarray) -> list[tuple[int, HandRecord]]:
         rows = self._state[games].tolist()
         dealt = self._dealt[games].tolist()
         auctions = self._auction[games, :, :2].tolist()
@@ -270,13 +269,16 @@ class BatchEnv:
         for k, i in enumerate(games.tolist()):
             r = rows[k]
             declared = r[DECLARER] >= 0
-            out.append((i, hand_record(
-                r[DEALER], dealt[k], r[EXPOSED] if r[EXPOSED] >= 0 else None, auctions[k][: r[AUC_LEN]],
-                r[DECLARER] if declared else None, r[BID] if declared else None, r[BIDS0 : BIDS0 + 4],
-                r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, plays[k][: r[NPLAYED]],
-                winners[k][: r[NPLAYED] // 4], r[TWON0 : TWON0 + 2], r[TBS0 : TBS0 + 4],
-                r[DELTA0 : DELTA0 + 2], r[SDELTA0 : SDELTA0 + 4], r[SCORE0 : SCORE0 + 2],
-                r[SSCORE0 : SSCORE0 + 4], bool(r[THROWN_IN]), dict(self._rules_dict),
+            out.append((i, HandRecord(
+                dealer=r[DEALER], deal=dealt[k], exposed_card=r[EXPOSED] if r[EXPOSED] >= 0 else None,
+                auction=auctions[k][: r[AUC_LEN]], declarer=r[DECLARER] if declared else None,
+                bid=r[BID] if declared else None, bids=r[BIDS0 : BIDS0 + 4],
+                trump=r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, plays=plays[k][: r[NPLAYED]],
+                trick_winners=winners[k][: r[NPLAYED] // 4], tricks_won=r[TEAM_TRICKS0 : TEAM_TRICKS0 + 2],
+                tricks_by_seat=r[SEAT_TRICKS0 : SEAT_TRICKS0 + 4], score_delta=r[DELTA0 : DELTA0 + 2],
+                seat_score_delta=r[SEAT_DELTA0 : SEAT_DELTA0 + 4], scores=r[SCORE0 : SCORE0 + 2],
+                seat_scores=r[SEAT_SCORE0 : SEAT_SCORE0 + 4], thrown_in=bool(r[THROWN_IN]),
+                rules=dict(self._rules_dict),
             )))
         return out
 
@@ -338,17 +340,18 @@ class BatchEnv:
             o += cols + 2
             declared = r[DECLARER] >= 0
             auction = tuple([pairs[c] for c in parts[o + n : o + n + m]])
-            out.append(build_view(
-                seat, r[DEALER], r[PHASE], r[HAND0 + seat], auction,
-                r[DECLARER] if declared else None, r[BID] if declared else None,
-                r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, tuple(r[BIDS0 : BIDS0 + 4]),
-                r[EXPOSED] if r[EXPOSED] >= 0 else None, r[LEADER],
-                tuple([pairs[c] for c in parts[o : o + n]]), tuple(r[TWON0 : TWON0 + 2]),
-                tuple(r[TBS0 : TBS0 + 4]), tuple(r[SCORE0 : SCORE0 + 2]),
-                tuple(r[SSCORE0 : SSCORE0 + 4]), to_act, parts[o - 2] | parts[o - 1] << BID_BASE, rules,
-                r[HAND0] | r[HAND0 + 1] | r[HAND0 + 2] | r[HAND0 + 3],
-                tuple(r[VOID0 : VOID0 + 4]),
-            ))
+            out.append(build_view({
+                "seat": seat, "dealer": r[DEALER], "phase": r[PHASE], "hand": r[HAND0 + seat], "auction": auction,
+                "declarer": r[DECLARER] if declared else None, "bid": r[BID] if declared else None,
+                "trump": r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, "bids": tuple(r[BIDS0 : BIDS0 + 4]),
+                "exposed_card": r[EXPOSED] if r[EXPOSED] >= 0 else None, "leader": r[LEADER],
+                "played": tuple([pairs[c] for c in parts[o : o + n]]),
+                "tricks_won": tuple(r[TEAM_TRICKS0 : TEAM_TRICKS0 + 2]),
+                "tricks_by_seat": tuple(r[SEAT_TRICKS0 : SEAT_TRICKS0 + 4]), "scores": tuple(r[SCORE0 : SCORE0 + 2]),
+                "seat_scores": tuple(r[SEAT_SCORE0 : SEAT_SCORE0 + 4]), "to_act": to_act,
+                "legal": parts[o - 2] | parts[o - 1] << BID_BASE, "rules": rules,
+                "held": r[HAND0] | r[HAND0 + 1] | r[HAND0 + 2] | r[HAND0 + 3], "voids": tuple(r[VOID0 : VOID0 + 4]),
+            }))
             o += n + m
         return out
 
@@ -359,7 +362,7 @@ class BatchEnv:
             raise RuntimeError("BatchEnv.legal_masks called before reset()")
         games = np.ascontiguousarray(games, dtype=np.int64)
         out = np.empty((len(games), NUM_ACTIONS), dtype=np.int8)
-        batch_kernels.legal_masks(self._state, self._plays, games, self._rules_vec, out)
+        batch_kernels.fill_legal_masks(self._state, self._plays, games, self._rules_vec, out)
         return out
 
     def kernel_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

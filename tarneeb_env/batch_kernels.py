@@ -35,12 +35,14 @@ for _rule in rules_core.KERNEL_RULES + observation.ENCODER:  # compiled in here;
     register_jitable(_rule)
 
 MAX_AUCTION = 24  # a team auction holds at most 13 bids, 4 passes and the trump call
-ALL_SEATS = 0b1111  # _observe_game's obs_seats: write the observation whichever seat acts
+ALL_SEATS = 0b1111  # an obs_seats entry (_observe_game's): write the observation whichever seat acts
 
 # ---- columns of state
 (PHASE, CURRENT, DEALER, LEADER, TRUMP_SUIT, DECLARER, BID, HIGH_BID, HIGH_BIDDER, PASSED_BITS, NPASSED, EXPOSED,
  AUC_LEN, NPLAYED, GAME_OVER, WINNER, DEALS, HANDS_PLAYED, THROWN_IN, ROTATE) = range(20)
-BIDS0, TWON0, TBS0, SCORE0, SSCORE0, HAND0, DELTA0, SDELTA0, VOID0 = 20, 24, 26, 30, 32, 36, 40, 42, 46
+# the first column of each per-seat (4) or per-team (2) block
+BIDS0, TEAM_TRICKS0, SEAT_TRICKS0, SCORE0, SEAT_SCORE0, HAND0, DELTA0, SEAT_DELTA0, VOID0 = (
+    20, 24, 26, 30, 32, 36, 40, 42, 46)
 NUM_COLS = 50
 
 
@@ -72,7 +74,8 @@ def contract_of(state, i):
 def seat_counts(state, i):
     """Per seat: (bids, tricks won this hand, voids as suit bits), each a 4-tuple."""
     return ((state[i, BIDS0], state[i, BIDS0 + 1], state[i, BIDS0 + 2], state[i, BIDS0 + 3]),
-            (state[i, TBS0], state[i, TBS0 + 1], state[i, TBS0 + 2], state[i, TBS0 + 3]),
+            (state[i, SEAT_TRICKS0], state[i, SEAT_TRICKS0 + 1], state[i, SEAT_TRICKS0 + 2],
+             state[i, SEAT_TRICKS0 + 3]),
             (state[i, VOID0], state[i, VOID0 + 1], state[i, VOID0 + 2], state[i, VOID0 + 3]))
 
 
@@ -163,7 +166,7 @@ def legal_mask_row(state, plays, i, rules_vec, out):
 
 
 @njit(cache=True)
-def legal_masks(state, plays, games, rules_vec, out):
+def fill_legal_masks(state, plays, games, rules_vec, out):
     """``out[k]``: game ``games[k]``'s int8[NUM_ACTIONS] action mask."""
     for k in range(games.shape[0]):
         legal_mask_row(state, plays, games[k], rules_vec, out[k])
@@ -182,8 +185,8 @@ def start_deal(state, auction, plays, trick_winners, dealt, i, hands, exposed, r
                 dealt[i, s, k] = c
                 k += 1
         state[i, BIDS0 + s] = 0
-        state[i, TBS0 + s] = 0
-        state[i, SDELTA0 + s] = 0
+        state[i, SEAT_TRICKS0 + s] = 0
+        state[i, SEAT_DELTA0 + s] = 0
         state[i, VOID0 + s] = 0
     state[i, EXPOSED] = exposed
     state[i, DEALS] += 1
@@ -196,8 +199,8 @@ def start_deal(state, auction, plays, trick_winners, dealt, i, hands, exposed, r
     state[i, BID] = 0
     state[i, TRUMP_SUIT] = -1
     state[i, NPLAYED] = 0
-    state[i, TWON0] = 0
-    state[i, TWON0 + 1] = 0
+    state[i, TEAM_TRICKS0] = 0
+    state[i, TEAM_TRICKS0 + 1] = 0
     state[i, DELTA0] = 0
     state[i, DELTA0 + 1] = 0
     state[i, THROWN_IN] = 0
@@ -217,7 +220,7 @@ def new_game(state, i, dealer, scores, seat_scores):
     for t in range(2):
         state[i, SCORE0 + t] = scores[t]
     for s in range(4):
-        state[i, SSCORE0 + s] = seat_scores[s]
+        state[i, SEAT_SCORE0 + s] = seat_scores[s]
     state[i, DEALER] = dealer
     state[i, HANDS_PLAYED] = 0
     state[i, DEALS] = 0
@@ -276,17 +279,18 @@ def _push_auction(state, auction, i, seat, action):
 def _finish_hand(state, i, rules_vec):
     """Score a played hand; returns the game winner (-1 for none yet)."""
     delta, seat_delta, winner = rules_core.score_hand(
-        rules_vec, state[i, DECLARER], state[i, BID], state[i, BIDS0 : BIDS0 + 4], state[i, TWON0 : TWON0 + 2],
-        state[i, TBS0 : TBS0 + 4],
+        rules_vec, state[i, DECLARER], state[i, BID], state[i, BIDS0 : BIDS0 + 4],
+        state[i, TEAM_TRICKS0 : TEAM_TRICKS0 + 2], state[i, SEAT_TRICKS0 : SEAT_TRICKS0 + 4],
     )
     for t in range(2):
         state[i, DELTA0 + t] = delta[t]
         state[i, SCORE0 + t] += delta[t]
     for s in range(4):
-        state[i, SDELTA0 + s] = seat_delta[s]
-        state[i, SSCORE0 + s] += seat_delta[s]
+        state[i, SEAT_DELTA0 + s] = seat_delta[s]
+        state[i, SEAT_SCORE0 + s] += seat_delta[s]
     if winner < 0:
-        winner = rules_core.game_winner(rules_vec, state[i, SCORE0 : SCORE0 + 2], state[i, SSCORE0 : SSCORE0 + 4])
+        winner = rules_core.game_winner(rules_vec, state[i, SCORE0 : SCORE0 + 2],
+                                        state[i, SEAT_SCORE0 : SEAT_SCORE0 + 4])
     state[i, HANDS_PLAYED] += 1
     return winner
 
@@ -328,8 +332,8 @@ def _apply(state, auction, plays, trick_winners, i, a, rules_vec, rewards):
                                             np.int64(plays[i, n - 3, 1]), np.int64(plays[i, n - 2, 1]),
                                             np.int64(plays[i, n - 1, 1]), state[i, TRUMP_SUIT])
         trick_winners[i, n // 4 - 1] = best_seat
-        state[i, TWON0 + (best_seat & 1)] += 1
-        state[i, TBS0 + best_seat] += 1
+        state[i, TEAM_TRICKS0 + (best_seat & 1)] += 1
+        state[i, SEAT_TRICKS0 + best_seat] += 1
         state[i, LEADER] = best_seat
         if n == NUM_CARDS:
             winner = _finish_hand(state, i, rules_vec)
@@ -432,7 +436,7 @@ def write_obs_row(state, auction, plays, i, o, rules_vec, row):
     row[:] = CLEAR
     target = rules_vec[R_TARGET]
     put_deal(row, o, state[i, HAND0 + o], state[i, DEALER], target, state[i, EXPOSED], state[i, TRUMP_SUIT])
-    put_scores(row, o, state[i, SCORE0 : SCORE0 + 2], state[i, SSCORE0 : SSCORE0 + 4], target)
+    put_scores(row, o, state[i, SCORE0 : SCORE0 + 2], state[i, SEAT_SCORE0 : SEAT_SCORE0 + 4], target)
     for k in range(state[i, AUC_LEN]):
         seat, action = np.int64(auction[i, k, 0]), np.int64(auction[i, k, 1])
         if action == PASS:
@@ -445,9 +449,9 @@ def write_obs_row(state, auction, plays, i, o, rules_vec, row):
     trick_start = n - n % 4
     for k in range(n):
         put_play(row, o, np.int64(plays[i, k, 0]), np.int64(plays[i, k, 1]), k >= trick_start)
-    put_team_tricks(row, o, state[i, TWON0 : TWON0 + 2])
+    put_team_tricks(row, o, state[i, TEAM_TRICKS0 : TEAM_TRICKS0 + 2])
     for s in range(4):
-        put_seat_tricks(row, o, s, state[i, TBS0 + s])
+        put_seat_tricks(row, o, s, state[i, SEAT_TRICKS0 + s])
         for u in range(4):
             if (state[i, VOID0 + s] >> u) & 1:
                 put_void(row, o, s, u)

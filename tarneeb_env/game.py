@@ -23,7 +23,7 @@ import numpy as np
 from . import rules_core
 from .cards import BID_BASE, NUM_ACTIONS, NUM_TRICKS, PASS, SUIT_SIZE, TRUMP_BASE, action_str, cards_of
 from .deal import deal_cards, draw_deal  # noqa: F401 (deal_cards re-exported)
-from .record import hand_record
+from .record import HandRecord
 from .rules import Rules
 from .rules_core import BIDDING, DONE, PHASES, PLAY, TRUMP, individual_bid_value  # noqa: F401 (re-exported)
 
@@ -36,7 +36,7 @@ class IllegalActionError(ValueError):
 class HandResult:
     """What a finished deal (played or thrown in) reports to the caller."""
 
-    record: dict[str, Any]
+    record: HandRecord
     score_delta: tuple[int, int]
     thrown_in: bool
     game_over: bool
@@ -307,14 +307,16 @@ class TarneebGame:
             self.dealer = (self.dealer + 1) % 4
         return HandResult(record, (int(delta[0]), int(delta[1])), thrown_in, self.game_over, self.winner)
 
-    def hand_record(self, delta, seat_delta, thrown_in: bool) -> dict[str, Any]:
-        """JSON-serialisable record of the deal that just ended."""
-        return hand_record(
-            self.dealer, [list(cards_of(h)) for h in self.deal], self.exposed_card,
-            [[s, a] for s, a in self.auction], self.declarer, self.bid, list(self.bids), self.trump,
-            [[s, c] for s, c in self.played], list(self.trick_winners), list(self.tricks_won),
-            list(self.tricks_by_seat), [int(d) for d in delta], [int(d) for d in seat_delta], list(self.scores),
-            list(self.seat_scores), thrown_in, self.rules.to_dict(),
+    def hand_record(self, delta, seat_delta, thrown_in: bool) -> HandRecord:
+        """The record of the deal that just ended."""
+        return HandRecord(
+            dealer=self.dealer, deal=[list(cards_of(h)) for h in self.deal], exposed_card=self.exposed_card,
+            auction=[[s, a] for s, a in self.auction], declarer=self.declarer, bid=self.bid, bids=list(self.bids),
+            trump=self.trump, plays=[[s, c] for s, c in self.played], trick_winners=list(self.trick_winners),
+            tricks_won=list(self.tricks_won), tricks_by_seat=list(self.tricks_by_seat),
+            score_delta=[int(d) for d in delta], seat_score_delta=[int(d) for d in seat_delta],
+            scores=list(self.scores), seat_scores=list(self.seat_scores), thrown_in=thrown_in,
+            rules=self.rules.to_dict(),
         )
 
 

@@ -8,6 +8,7 @@ through YAML and JSON (``Rules(**d)`` / ``rules.to_dict()``).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import os
 from dataclasses import dataclass
@@ -130,12 +131,16 @@ def make_rules(spec: RulesSpec = None) -> Rules:
             return PRESETS[spec]
         if spec.endswith((".yaml", ".yml")):
             return _rules_from_yaml(spec)
-        raise ValueError(f"unknown rules preset {spec!r}; presets: {sorted(PRESETS)} (or a .yaml file)")
+        close = difflib.get_close_matches(spec, sorted(PRESETS), n=2)
+        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+        raise ValueError(f"unknown rules preset {spec!r}{hint}; presets: {sorted(PRESETS)} (or a .yaml file)")
     if isinstance(spec, Mapping):
         fields = dict(spec)
         base = fields.pop("preset", "classic")
         if base not in PRESETS:
-            raise ValueError(f"rules.preset: unknown preset {base!r}; presets: {sorted(PRESETS)}")
+            close = difflib.get_close_matches(str(base), sorted(PRESETS), n=2)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            raise ValueError(f"rules.preset: unknown preset {base!r}{hint}; presets: {sorted(PRESETS)}")
         unknown = sorted(set(fields) - set(_FIELDS))
         if unknown:
             raise ValueError(f"rules: unknown key(s) {unknown}; allowed: ['preset'] + {list(_FIELDS)}")

@@ -36,8 +36,10 @@ of an agent not on turn is all zeros. ``env.unwrapped.view(agent)`` returns a
 
 ## Rewards and infos
 See ``reward``. At the end of every deal (played or thrown in) every agent's
-``infos[agent]["hand_record"]`` holds a JSON-serialisable record of it; it stays
-until that agent's next action.
+``infos[agent]["hand_record"]`` holds a JSON-serialisable record of it (the dict of
+:meth:`tarneeb_env.record.HandRecord.to_dict`; ``HandRecord.from_dict`` reads it
+back, with ``declaring_team``, ``made`` and ``describe()``); it stays until that
+agent's next action.
 
 ## Illegal actions
 ``raw_env`` raises :class:`IllegalActionError` (a ``ValueError``) naming the agent,
@@ -59,7 +61,7 @@ generator, so two tables reset with the same seed and deal see the same redeals.
 from __future__ import annotations
 
 import operator
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -100,6 +102,12 @@ def legal_mask(legal: int) -> np.ndarray:
     """int8[70] mask of a 70-bit legal-action int."""
     raw = np.frombuffer(legal.to_bytes(9, "little"), dtype=np.uint8)
     return np.unpackbits(raw, count=NUM_ACTIONS, bitorder="little").view(np.int8)
+
+
+def unpack_legal_masks(legals: Sequence[int]) -> np.ndarray:
+    """int8 (n, 70) masks of n 70-bit legal-action ints in one numpy call (row i = ``legal_mask(legals[i])``)."""
+    raw = np.frombuffer(b"".join(x.to_bytes(9, "little") for x in legals), dtype=np.uint8).reshape(len(legals), 9)
+    return np.unpackbits(raw, axis=1, count=NUM_ACTIONS, bitorder="little").view(np.int8)
 
 
 # Attributes every AEC loop reads several times per decision. PettingZoo's wrappers
@@ -234,8 +242,9 @@ class raw_env(AECEnv):
             return
         rewards = self.rewards
         self._rewards_given = True
+        record = result.record.to_dict()
         for a in AGENTS:
-            self.infos[a] = {"hand_record": result.record}
+            self.infos[a] = {"hand_record": record}
         rules_vec = self._rules_vec
         winner = -1 if result.winner is None else result.winner
         r = rules_core.team0_reward(rules_vec, result.game_over, winner, *result.score_delta)

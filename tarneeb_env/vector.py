@@ -2,9 +2,12 @@
 
 Each :meth:`TarneebVectorEnv.step` is one decision of the learner in each of ``num_envs`` games: the learner's
 actions are applied, then the other seats (any agent spec, ``rule`` by default) play inside the engine until the
-learner is to act again in every game. Observations are the 694 floats of ``tarneeb_v0`` from the acting learner
-seat's side, and rewards what ``tarneeb_v0`` gives that seat, summed since the learner's previous decision; a
-differential test (tests/test_vector_env.py) replays the same deals and moves through ``raw_env``.
+learner is to act again in every game. The other seats are a :class:`BatchPolicy` the env is given (this package
+knows no agents); :func:`agents.vector.vector_env` makes one from an agent spec, ``rule`` by default, and is what
+``gymnasium.make_vec(VECTOR_ENV_ID)`` and ``tarneeb_env.vector_env`` build. Observations are the 694 floats of
+``tarneeb_v0`` from the acting learner seat's side, and rewards what ``tarneeb_v0`` gives that seat, summed since
+the learner's previous decision; a differential test (tests/test_vector_env.py) replays the same deals and moves
+through ``raw_env``.
 
 Autoreset: ``AutoresetMode.SAME_STEP``. The engine starts a game's next episode inside the step that ended the
 previous one, so the observation returned for a done game is already the first learner decision of its next
@@ -22,17 +25,15 @@ acting seat is ``infos["seat"]``.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Protocol
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-import agents
-from agents.seating import BatchTables, Seating
-
-from .batch import ALL_SEATS, BatchEnv, game_seeds
+from .batch import BatchEnv, game_seeds
+from .batch_kernels import ALL_SEATS
 from .cards import NUM_ACTIONS
 from .game import IllegalActionError
 from .rules import RulesSpec
@@ -43,34 +44,29 @@ TEAM_BITS = 0b0101  # seats 0 and 2; shifted left by the team
 NUM_STREAMS = 3  # the seed's children: the engine's deals, the opponents, the learner's seats
 
 
-def vector_env(
-    num_envs: int = 1,
-    rules: RulesSpec = "classic",
-    opponents: Union[str, agents.Agent] = "rule",
-    seats: str = "team",
-    reward: str = "score_diff",
-    episode: str = "hand",
-    max_hands: int = 200,
-    seed: Optional[int] = None,
-) -> "TarneebVectorEnv":
-    """``num_envs`` Tarneeb games as a gymnasium ``VectorEnv`` for one learner (see the module docstring).
+class BatchPolicy(Protocol):
+    """The seats that are not the learner's, in every game: what :class:`TarneebVectorEnv` asks for their moves."""
 
-    ``opponents``: an agent spec (``agents.load``: ``rule``, ``random``, ``expert``, ``ppo``, a ``.pt``
-    checkpoint, ``file.py:Name``) or an agent object, playing every seat that is not the learner's; ``rule``
-    plays its cards compiled on the engine's arrays. ``reward``, ``episode``, ``max_hands`` and ``rules`` are
-    ``tarneeb_v0``'s. ``seed``: the first ``reset()``'s seed when that gives none.
-    """
-    return TarneebVectorEnv(num_envs, rules, opponents, seats, reward, episode, max_hands, seed)
+    reads_observation: bool  # whether act reads ``obs`` (else the engine skips encoding it for their seats)
+
+    def seed(self, seed: int) -> None:
+        """Seed their random choices (the env's ``reset(seed=...)`` passes one of the seed's streams)."""
+
+    def act(self, engine: BatchEnv, games: np.ndarray, seats: np.ndarray, obs: np.ndarray,
+            mask: np.ndarray) -> np.ndarray:
+        """int64 actions of ``seats[j]`` in game ``games[j]``; ``obs``/``mask`` are the env's arrays over all the
+        games (rows of other games are stale), ``engine`` the batch engine for policies that read its state."""
 
 
 class TarneebVectorEnv(VectorEnv):
-    """One learner's decisions in ``num_envs`` Tarneeb games (see the module docstring); build it with
-    :func:`vector_env`. ``action_masks()`` returns the legal actions as sb3-contrib's MaskablePPO reads them."""
+    """One learner's decisions in ``num_envs`` Tarneeb games against ``opponents`` (see the module docstring);
+    :func:`agents.vector.vector_env` builds it from an agent spec. ``action_masks()`` returns the legal actions as
+    sb3-contrib's MaskablePPO reads them."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, rules: RulesSpec, opponents: Union[str, agents.Agent], seats: str,
-                 reward: str, episode: str, max_hands: int, seed: Optional[int]):
+    def __init__(self, num_envs: int, opponents: BatchPolicy, rules: RulesSpec = "classic", seats: str = "team",
+                 reward: str = "score_diff", episode: str = "hand", max_hands: int = 200, seed: Optional[int] = None):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs: must be a positive int, got {num_envs!r}")
         if seats not in SEATS:
@@ -79,9 +75,7 @@ class TarneebVectorEnv(VectorEnv):
         self.num_envs = n = self.engine.num_games
         self.rules = self.engine.rules
         self.seats = seats
-        self.opponent = agents.load(opponents, rules=self.rules) if isinstance(opponents, str) else opponents
-        self._seating = Seating([self.opponent], np.zeros((n, 4), dtype=np.int64))  # asked for their seats only
-        self._tables = BatchTables(self.engine)
+        self.opponents = opponents
         self._seed = seed
         self.render_mode = None
         self.single_observation_space = _observation_space()["observation"]
@@ -109,7 +103,7 @@ class TarneebVectorEnv(VectorEnv):
         if seed is not None:
             deal_seed, agent_seed, seat_seed = game_seeds(seed, NUM_STREAMS)
             self._seat_rng = np.random.default_rng(seat_seed)
-            self._seating.start([agent_seed])
+            self.opponents.seed(agent_seed)
         self._obs, self._mask, self._seat = self.engine.reset(seed=deal_seed, options=games)
         self._draw_learner(np.arange(self.num_envs))
         rewards = np.zeros(self.num_envs, dtype=np.float32)
@@ -161,13 +155,12 @@ class TarneebVectorEnv(VectorEnv):
             waiting = np.flatnonzero(((self._learner_bits >> self._seat) & 1) == 0)
             if not waiting.size:
                 return
-            self._tables.update(self._obs, self._mask)
-            acts = self._seating.act(waiting.tolist(), self._seat[waiting].tolist(), self._tables)
+            acts = self.opponents.act(self.engine, waiting, self._seat[waiting], self._obs, self._mask)
             self._move(waiting, np.asarray(acts, dtype=np.int64), rewards, terminated, truncated, infos)
 
     def _move(self, games, acts, rewards, terminated, truncated, infos) -> None:
         """One move in each of ``games``; the learner's reward, episode ends and hand records collected."""
-        obs_seats = np.full(self.num_envs, ALL_SEATS) if self._seating.reads_observation else self._learner_bits
+        obs_seats = np.full(self.num_envs, ALL_SEATS) if self.opponents.reads_observation else self._learner_bits
         r, done, final_obs, records = self.engine.step_some(
             games, acts, self._obs, self._mask, self._seat, obs_seats, final_seats=self._learner_seat)
         rewards += r[np.arange(self.num_envs), self._learner_seat]
@@ -176,7 +169,7 @@ class TarneebVectorEnv(VectorEnv):
                 infos["hand_record"] = np.full(self.num_envs, None, dtype=object)
                 infos["_hand_record"] = np.zeros(self.num_envs, dtype=bool)
             for i, record in records:
-                infos["hand_record"][i] = record
+                infos["hand_record"][i] = record.to_dict()
                 infos["_hand_record"][i] = True
         if not done.any():
             return

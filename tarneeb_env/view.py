@@ -8,7 +8,6 @@ fall), so agents need no state of their own between calls (DouZero's ``InfoSet``
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -58,38 +57,44 @@ class PlayerView:
         return self.seat & 1
 
 
-_FIELDS = tuple(f.name for f in dataclasses.fields(PlayerView))
 _new_view = object.__new__
 
 
-def build_view(
-    seat, dealer, phase, hand, auction, declarer, bid, trump, bids, exposed_card, leader, played, tricks_won,
-    tricks_by_seat, scores, seat_scores, to_act, legal, rules, held, voids,
-) -> PlayerView:
-    """The view from an engine's raw values: ``hand`` and ``legal`` as bit masks, ``phase`` as its number,
-    ``leader`` -1 for none, ``played`` a tuple of ``(seat, card)``, ``held`` the mask of every card still
-    in a hand (the rest have been played); the rest as the fields.
+def build_view(raw: dict) -> PlayerView:
+    """The view from an engine's raw values, by name (a dict literal at the call site: named like keywords,
+    without the cost of a 21-keyword call): the fields, except ``hand`` and ``legal`` (the legal actions) as bit
+    masks, ``phase`` as its number, ``leader`` -1 for none, ``held`` the mask of every card still in a hand (the
+    rest have been played) instead of ``played_mask``; ``trick`` follows from ``played``. ``raw`` is used up.
 
     The fields are set in one ``__dict__`` update instead of the frozen dataclass's ``__init__`` (one
     ``object.__setattr__`` per field): 1.3 instead of 3.3 µs a view, on the evaluator's and the rollouts' hot
-    path. The view stays frozen, equal and hashable as a dataclass.
+    path. The view stays frozen, equal and hashable as a dataclass. A dict rather than keyword arguments: a
+    21-keyword call cost about 0.9 µs more a view than positional values, the dict about 0.4 µs (process time
+    on a shared, loaded 2-core machine).
     """
+    played = raw["played"]
     n = len(played)
+    raw["phase"] = PHASES[raw["phase"]]
+    raw["hand"] = cards_of(raw["hand"])
+    if raw["leader"] < 0:
+        raw["leader"] = None
+    raw["trick"] = played[n - n % 4 :]
+    legal = raw.pop("legal")
+    raw["legal_actions"] = cards_of(legal) if raw["to_act"] == raw["seat"] else ()
+    raw["played_mask"] = FULL_DECK & ~raw.pop("held")
     view = _new_view(PlayerView)
-    view.__dict__.update(zip(_FIELDS, (
-        seat, dealer, PHASES[phase], cards_of(hand), auction, declarer, bid, trump, bids, exposed_card,
-        leader if leader >= 0 else None, played[n - n % 4 :], played, tricks_won, tricks_by_seat, scores,
-        seat_scores, to_act, cards_of(legal) if to_act == seat else (), rules, FULL_DECK & ~held, voids,
-    )))
+    view.__dict__.update(raw)
     return view
 
 
 def make_view(game, seat: int) -> PlayerView:
     """``seat``'s view of a :class:`~tarneeb_env.game.TarneebGame`."""
     h = game.hands
-    return build_view(
-        seat, game.dealer, game.phase, h[seat], tuple(game.auction), game.declarer, game.bid, game.trump,
-        tuple(game.bids), game.exposed_card, game.leader, tuple(game.played), tuple(game.tricks_won),
-        tuple(game.tricks_by_seat), tuple(game.scores), tuple(game.seat_scores), game.current, game.legal,
-        game.rules, h[0] | h[1] | h[2] | h[3], tuple(game.voids),
-    )
+    return build_view({
+        "seat": seat, "dealer": game.dealer, "phase": game.phase, "hand": h[seat], "auction": tuple(game.auction),
+        "declarer": game.declarer, "bid": game.bid, "trump": game.trump, "bids": tuple(game.bids),
+        "exposed_card": game.exposed_card, "leader": game.leader, "played": tuple(game.played),
+        "tricks_won": tuple(game.tricks_won), "tricks_by_seat": tuple(game.tricks_by_seat),
+        "scores": tuple(game.scores), "seat_scores": tuple(game.seat_scores), "to_act": game.current,
+        "legal": game.legal, "rules": game.rules, "held": h[0] | h[1] | h[2] | h[3], "voids": tuple(game.voids),
+    })

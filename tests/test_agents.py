@@ -339,11 +339,11 @@ def test_dds_solutions_do_not_depend_on_its_threads(monkeypatch):
 
 
 def test_evaluator_workers_share_the_usable_cores_among_their_dds_threads(monkeypatch):
-    from agents import dds
+    from agents import cores, dds
     from evaluation import match
 
     monkeypatch.setattr(dds, "_threads", None)
-    monkeypatch.setattr(dds, "usable_cores", lambda: 8)
+    monkeypatch.setattr(cores, "usable_cores", lambda: 8)
     monkeypatch.setattr(match.signal, "signal", lambda *a: None)  # the test process keeps its Ctrl-C
     monkeypatch.setattr(match, "_WORKER", {})
     for pool_size, expected in ((1, 8), (3, 2), (16, 1)):

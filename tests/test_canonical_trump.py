@@ -13,7 +13,8 @@ import torch
 
 import agents
 from agents.checkpoint import load_checkpoint, model_from_checkpoint
-from agents.model import HEARTS, ActorCritic
+from agents.model import ActorCritic
+from tarneeb_env.rules_core import HEARTS
 from tarneeb_env import TRUMP_BASE, raw_env
 from tarneeb_env.privileged import hidden_hands
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.model import ActorCritic, as_contract7
+from agents.model import ActorCritic
+from tarneeb_env.transforms import as_contract7
 from tarneeb_env import BID_BASE, PASS, TRUMP_BASE, raw_env
 from tarneeb_env.observation import OFFSETS
 from training.config import ConfigError, config_from_dict
@@ -39,7 +40,7 @@ def test_a_no_auction_deal_reads_as_the_eldest_hands_7_contract(seed):
     tbc, classic, rng = twin_tables(seed)
     assert tbc.agent_selection == classic.agent_selection  # the eldest leads in both
     for _ in range(52):
-        view = as_contract7(torch.from_numpy(tbc.observe(tbc.agent_selection)["observation"])[None])[0].numpy()
+        view = as_contract7(tbc.observe(tbc.agent_selection)["observation"][None])[0]
         theirs = classic.observe(classic.agent_selection)["observation"]
         assert view[EXPOSED : EXPOSED + 52].sum() == 1 and theirs[EXPOSED : EXPOSED + 52].sum() == 0
         view[EXPOSED : EXPOSED + 52] = 0
@@ -60,7 +61,7 @@ def test_the_view_is_part_of_the_network_and_needs_a_no_auction_rule_set():
     env.reset(seed=3)
     o = env.observe(env.agent_selection)
     x, m = torch.from_numpy(o["observation"])[None], torch.from_numpy(o["action_mask"].astype(bool))[None]
-    assert torch.equal(viewed.policy_logits(x, m), plain.policy_logits(as_contract7(x), m))
+    assert torch.equal(viewed.policy_logits(x, m), plain.policy_logits(torch.from_numpy(as_contract7(x.numpy())), m))
     assert not torch.equal(viewed.policy_logits(x, m), plain.policy_logits(x, m))
     with pytest.raises(ValueError, match="view"):
         ActorCritic([16], view="bridge")

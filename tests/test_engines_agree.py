@@ -14,6 +14,7 @@ import pytest
 
 from tarneeb_env import PASS, PRESETS, IllegalActionError, Rules, raw_env, trump_action
 from tarneeb_env.batch import BatchEnv, game_seeds, random_legal_actions
+from tarneeb_env.rules_core import BIDDING, DONE, PLAY
 
 from scripted import auction, build_hand, team_winners
 
@@ -89,7 +90,7 @@ def run_batch(rules, options, script):
             _, mask, _, rewards, done, recs = be.step([a])
         except IllegalActionError as err:
             return "illegal", str(err).removeprefix("game 0: ")
-        records.extend(r for _, r in recs)
+        records.extend(r.to_dict() for _, r in recs)
         total += rewards[0]
         if done[0]:
             return records, total.tolist(), not be.truncated[0]
@@ -189,3 +190,66 @@ def test_view_played_mask_and_voids_follow_the_cards_played():
                 seen_void |= any(voids)
         _, mask, *_ = be.step(random_legal_actions(mask, rng))
     assert seen_void
+
+
+# ------------------------------------------------------------- the per-deal bookkeeping, transition by transition
+TRANSITIONS = ("start of deal", "end of auction", "end of trick", "end of hand")
+
+
+def _transition(phase_before: int, game, record) -> str | None:
+    """Which bookkeeping transition the step into ``game``'s state was (None: an ordinary move)."""
+    if record is not None:
+        return "end of hand"
+    if phase_before == BIDDING and game.phase != BIDDING:
+        return "end of auction"
+    if game.played and len(game.played) % 4 == 0 and game.phase == PLAY and phase_before == PLAY and not game.trick:
+        return "end of trick"
+    return None
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_engines_keep_the_same_books_at_every_transition(preset):
+    """Both engines write the per-deal bookkeeping separately (docs/env.md says why); right after each
+    transition (a deal dealt, the auction closed, a trick taken, a hand scored), every seat's view, the observation
+    and mask, and at the end of a hand the record must be the same in both."""
+    n, rng = 6, np.random.default_rng(11)
+    be = BatchEnv(n, rules=preset, episode="game", max_hands=3, seed=SEED)
+    envs = [raw_env(rules=preset, episode="game", max_hands=3) for _ in range(n)]
+    for i, e in enumerate(envs):
+        e.reset(seed=be.game_seeds[i])
+    obs, mask, seat = be.reset()
+    seen = dict.fromkeys(TRANSITIONS, 0)
+
+    def books_agree(i: int, what: str) -> None:
+        e = envs[i]
+        assert [be.view(i, s) for s in range(4)] == [e.view(s) for s in range(4)], f"game {i}, {what}: views"
+        o = e.observe(e.agent_selection)
+        np.testing.assert_array_equal(obs[i], o["observation"], err_msg=f"game {i}, {what}: observation")
+        np.testing.assert_array_equal(mask[i], o["action_mask"], err_msg=f"game {i}, {what}: mask")
+        seen[what] += 1
+
+    for i in range(n):
+        books_agree(i, "start of deal")
+    for _ in range(2000):
+        actions = random_legal_actions(mask, rng)
+        phases = [e.game.phase for e in envs]
+        obs, mask, seat, _, done, records = be.step(actions)
+        batch_records = dict((i, r.to_dict()) for i, r in records)
+        for i, e in enumerate(envs):
+            agent = e.agent_selection
+            e.step(int(actions[i]))
+            record = e.infos[agent].get("hand_record")
+            assert batch_records.get(i) == record, f"game {i}: hand records"
+            what = _transition(phases[i], e.game, record)
+            if done[i]:
+                e.reset(seed=None)
+                continue  # the batch engine started the next episode from its own generator: compare no more
+            if what is not None:
+                books_agree(i, what)
+            if record is not None and e.game.phase != DONE:
+                books_agree(i, "start of deal")
+        if done.any():
+            break
+    no_auction = PRESETS[preset].auction == "none"  # such deals open straight into play
+    assert all(k >= n for what, k in seen.items() if not (no_auction and what == "end of auction")), seen
+    assert not no_auction or seen["end of auction"] == 0

@@ -61,13 +61,23 @@ def test_margins_are_a_moving_average_and_leave_with_their_snapshot():
     assert league.margins == {} and league.margin_hands == {}
 
 
-def test_scalars_name_each_member_weight_and_margin():
-    league = League({"current": 0.5, "snapshots": 0.5}, max_snapshots=2)
+def test_scalars_are_a_bounded_summary_and_the_table_names_each_member():
+    league = League({"current": 0.5, "snapshots": 0.25, "rule": 0.25}, max_snapshots=3)
     league.add_snapshot(5, sd(5))
-    league.record({"snapshot:5": (-3.0, 3)})
+    league.record({"snapshot:5": (-3.0, 3), "rule": (2.0, 2)})
     s = league.scalars()
-    assert s == pytest.approx({"league/weight/current": 0.5, "league/weight/snapshot_5": 0.5,
-                               "league/margin/snapshot_5": -1.0})
+    assert s == pytest.approx({"league/snapshots": 1.0, "league/weight/current": 0.5, "league/weight/rule": 0.25,
+                               "league/weight/snapshots": 0.25, "league/margin/rule": 1.0,
+                               "league/margin/snapshots_mean": -1.0, "league/margin/snapshots_min": -1.0})
+    for it in (10, 15, 20, 25):  # more snapshots come and go: the same tags
+        league.add_snapshot(it, sd(it))
+        league.record({f"snapshot:{it}": (float(it), 1)})
+    assert set(league.scalars()) == set(s)
+    assert league.scalars()["league/margin/snapshots_min"] == pytest.approx(15.0)  # 5 and 10 left
+    assert league.scalars()["league/margin/snapshots_mean"] == pytest.approx(20.0)
+    assert league.table().splitlines()[2:] == ["| current | 0.500 | - |", "| snapshot:15 | 0.083 | +15.00 |",
+                                               "| snapshot:20 | 0.083 | +20.00 |", "| snapshot:25 | 0.083 | +25.00 |",
+                                               "| rule | 0.250 | +1.00 |"]
 
 
 def test_state_round_trip_is_exact():
@@ -126,15 +136,17 @@ def test_league_snapshots_margins_and_ratings_in_a_run_survive_resume_exactly(tm
     acc = EventAccumulator(glob.glob(os.path.join(full, "events.out.tfevents.*"))[0])
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
-    assert {"league/weight/current", "league/weight/rule", "league/weight/snapshot_2", "league/margin/rule",
-            "league/rating/current", "league/rating/snapshot_2", "league/rating/random"} <= tags
+    assert {"league/weight/current", "league/weight/rule", "league/weight/snapshots", "league/margin/rule",
+            "league/rating/current", "league/rating/best_snapshot", "league/rating/random"} <= tags
+    assert not any("snapshot_" in t for t in tags)  # one tag per snapshot would grow without bound
     # the weights logged at the last iteration follow the pfsp rule from the margins then
     league = League({"current": 0.2, "snapshots": 0.6, "rule": 0.2}, 2, "pfsp", 2.0)
     league.load_state(a["pool"])
     logged = {t: acc.Scalars(t)[-1].value for t in tags if t.startswith("league/weight/")}
     expected = {k: v for k, v in league.scalars().items() if k.startswith("league/weight/")}
     assert logged == pytest.approx(expected, rel=1e-5)
-    assert logged["league/weight/snapshot_2"] != pytest.approx(logged["league/weight/snapshot_4"])  # not uniform
+    snapshots = [e.weight for e in league.entries() if e.name.startswith("snapshot:")]
+    assert len(snapshots) == 2 and snapshots[0] != pytest.approx(snapshots[1])  # not uniform
 
 
 def test_a_run_can_start_from_the_shipped_policy_with_a_fresh_privileged_critic(tmp_path):
@@ -192,7 +204,7 @@ def test_stages_inherit_the_selfplay_section_and_make_the_budget():
     assert second.selfplay.sampling == "uniform" and second.lr is None and second.selfplay.max_snapshots == 2
     with pytest.raises(ConfigError, match=r"stages\[0\]\.decisions: required"):
         load_config("configs/smoke.yaml", ["stages=[{lr: 1.0e-3}]"])
-    with pytest.raises(ConfigError, match=r"unknown key stages\[1\]\.selfplay\.weight;"):
+    with pytest.raises(ConfigError, match=r"^--set stages=.*: unknown key stages\[1\]\.selfplay\.weight \(did you mean 'weights'\?\);"):
         load_config("configs/smoke.yaml", ["stages=[{decisions: 1}, {decisions: 1, selfplay: {weight: {}}}]"])
     with pytest.raises(ConfigError, match=r"stages\[0\]\.selfplay\.weights: at least one weight must be positive"):
         load_config("configs/smoke.yaml", ["stages=[{decisions: 1, selfplay: {weights: {rule: 0}}}]"])
@@ -231,5 +243,5 @@ def test_stages_switch_league_and_learning_rate_on_schedule_and_resume_exactly(t
                                                                1920: 3e-4 * (1 - 800 / 960)})
     assert at["league/weight/rule"][640] == pytest.approx(1.0) and 1280 not in at["league/weight/rule"]
     # logged after each iteration: snapshot 2 joined at the end of iteration 2, which played current alone
-    assert at["league/weight/current"][1280] == at["league/weight/snapshot_2"][1920] == pytest.approx(0.5)
+    assert at["league/weight/current"][1280] == at["league/weight/snapshots"][1920] == pytest.approx(0.5)
     assert set(a["pool"]["margins"]) == {"rule", "snapshot:2"}  # rule in iteration 1, snapshot 2 in iteration 3

@@ -16,7 +16,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-NAMES = ["training_curves.ipynb", "agent_analysis.ipynb", "exploiters.ipynb"]
+NAMES = ["training_curves.ipynb", "agent_analysis.ipynb", "exploiters.ipynb", "time_to_strength.ipynb"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -90,3 +90,16 @@ def test_exploiters_notebook_plots_the_committed_figures(monkeypatch, tmp_path):
     for r in finals:  # each target's final figure printed as the CSV holds it
         assert (f"{r['target']}: exploiter's margin {float(r['margin']):+.2f} [{float(r['ci_lo']):+.2f}, "
                 f"{float(r['ci_hi']):+.2f}] over {int(r['deals']):,} held-out deals") in text
+
+
+def test_time_to_strength_notebook_plots_the_committed_curves(monkeypatch, tmp_path):
+    import csv
+
+    text, markdown, images = _execute("time_to_strength.ipynb", monkeypatch, tmp_path)
+    rows = list(csv.DictReader((ROOT / "docs" / "time_to_strength.csv").open()))
+    assert f"read docs/time_to_strength.csv: {len(rows)} rows" in text
+    assert images == 1
+    (table,) = markdown
+    # the chain's in-training curve: +1.0 decided at 98.3M decisions (+1.43 [+1.07, +1.80]), first point at 19.7M
+    assert "| classic chain | in-training | +1.0 | 98.3M, 93.7 min (+1.43) | 19.7M, 19.5 min (+1.17) |" in table
+    assert "| classic chain | in-training | +2.0 | not reached | 144.2M, 137.1 min (+2.02) |" in table

@@ -79,6 +79,7 @@ def test_pipelined_run_equals_local_on_the_first_iteration_then_follows_the_lag(
         assert s["charts/policy_lag"] == 1.0
         for key in ("charts/rollout_seconds", "charts/update_seconds", "charts/learner_wait_seconds"):
             assert s[key] >= 0.0, key
+        assert s["charts/worker_cpu_seconds"] > 0.0  # the rollout process's CPU time, added to the run's
         job = pipe.inflight
         assert (job.iteration, job.behaviour) == (2, 1)
         assert_same_weights(job.weights, w1)
@@ -86,7 +87,7 @@ def test_pipelined_run_equals_local_on_the_first_iteration_then_follows_the_lag(
         # the process plays exactly what a LocalRollout plays from those inputs
         expected = LocalRollout(pipe.cfg, pipe.rules).collect(w1, pool1, iteration_seed(pipe.cfg.env.seed, 2))
         assert_same_data(pipe.rollout.gather(job.handle), expected)
-        local.iteration()
+        assert local.iteration()["charts/worker_cpu_seconds"] == 0.0  # in the learner's process: counted there
         assert any(not torch.equal(pipe.model.state_dict()[k], local.model.state_dict()[k])
                    for k in local.model.state_dict())  # iteration 1 learned from lagged data
     finally:
@@ -132,7 +133,8 @@ def test_resumed_pipelined_run_equals_uninterrupted_and_one_process_runs(tmp_pat
     assert (saved["inflight"]["iteration"], saved["inflight"]["behaviour"]) == (1, 0)  # saved with the checkpoint
     monkeypatch.setattr(trainer_mod, "ppo_update", update)
     resumed = _run(part, [], resume=True)
-    assert full["counters"] == {**resumed["counters"], "seconds": full["counters"]["seconds"]}
+    clocks = {k: full["counters"][k] for k in ("seconds", "cpu_seconds")}
+    assert full["counters"] == {**resumed["counters"], **clocks}
     assert_same_weights(full["state_dict"], resumed["state_dict"])
     assert_same_weights(full["inflight"]["weights"], resumed["inflight"]["weights"])
     for k, v in full["optimizer"]["state"][0].items():

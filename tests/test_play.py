@@ -18,6 +18,7 @@ from playing import screen as tui
 from playing.records import RecordError, validate_record
 from tarneeb_env import raw_env
 from tarneeb_env.cards import BID_BASE, PASS, RANK_NAMES, SUIT_SYMBOLS, TRUMP_BASE
+from tarneeb_env.record import HandRecord
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -655,7 +656,7 @@ def test_individual_hand_result_lists_each_players_bid_tricks_and_points():
         record = env.infos[agent].get("hand_record", record)
     console = Console(width=100, color_system=None)
     with console.capture() as cap:
-        console.print(tui.Screen(tui.Glyphs(), ["you", "a", "b", "c"]).hand_result(record))
+        console.print(tui.Screen(tui.Glyphs(), ["you", "a", "b", "c"]).hand_result(HandRecord.from_dict(record)))
     out = cap.get()
     for s in range(4):
         d = record["seat_score_delta"][s]

@@ -134,13 +134,15 @@ def test_merge_adds_counts_and_weights_rates_by_hands():
                              arr, arr, arr, arr,
                              {"decisions": 10.0 * n, "learned_decisions": float(n), "hands": hands,
                               "mean_hand_reward": reward, "avg_bid": bid, "contracts_made": bid,
-                              "declared_share": bid, "pass_rate": bid, "agent_seconds": float(n)})
+                              "declared_share": bid, "pass_rate": bid, "agent_seconds": float(n),
+                              "rollout_cpu_seconds": float(n)})
     m = merge_results([part(2, 1.0, 4.0, 8.0), part(3, 3.0, 0.0, math.nan)], seconds=1.5)
     assert m.actions.tolist() == [2, 2, 3, 3, 3]
     assert m.stats["decisions"] == 50.0 and m.stats["learned_decisions"] == 5.0 and m.stats["hands"] == 4.0
     assert m.stats["mean_hand_reward"] == 1.0  # (4*1 + 0*3) / 4
     assert m.stats["avg_bid"] == 8.0  # the NaN worker has no contracts
     assert m.stats["agent_seconds"] == 2.5 and m.stats["rollout_seconds"] == 1.5
+    assert m.stats["rollout_cpu_seconds"] == 5.0  # the workers' CPU time adds up
 
 
 def test_ray_config_file_selects_the_ray_backend():

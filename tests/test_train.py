@@ -12,14 +12,8 @@ from torch import nn
 
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
-from agents.model import (
-    MASKED_LOGIT,
-    ActorCritic,
-    NetworkActor,
-    PolicyAgent,
-    log_probs_entropy,
-    phase_flags,
-)
+from agents.model import MASKED_LOGIT, ActorCritic, log_probs_entropy
+from agents.policy import NetworkActor, PolicyAgent, phase_flags
 from tarneeb_env import OBS_SIZE, PRESETS, raw_env
 from tarneeb_env.batch import BatchEnv
 from training import Trainer
@@ -266,11 +260,14 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
                 "losses/clipfrac", "losses/explained_variance", "charts/SPS", "charts/learning_rate",
                 "charts/mean_hand_reward", "charts/rollout_seconds", "charts/update_seconds",
-                "charts/learner_wait_seconds", "charts/policy_lag", "bidding/pass_rate", "eval/margin_vs_random",
-                "pretrain/loss",
-                "pretrain/accuracy", "pretrain/value_loss"):
+                "charts/learner_wait_seconds", "charts/policy_lag", "bidding/pass_rate", "eval/margin_vs_random"):
         assert tag in tags, tag
-    assert sorted(os.listdir(run_dir)) == ["config.yaml", os.path.basename(events[0]), "iter_000002.pt", "latest.pt"]
+    assert not any(t.startswith("pretrain/") for t in tags)  # the warm start is a run of its own
+    warm = EventAccumulator(os.path.join(run_dir, "warmstart"))
+    warm.Reload()
+    assert {"pretrain/loss", "pretrain/accuracy", "pretrain/value_loss"} <= set(warm.Tags()["scalars"])
+    assert sorted(os.listdir(run_dir)) == ["config.yaml", os.path.basename(events[0]), "iter_000002.pt", "latest.pt",
+                                           "warmstart"]
     data = torch.load(os.path.join(run_dir, "latest.pt"), weights_only=True)
     assert data["counters"]["iteration"] == 2 and data["counters"]["decisions"] == 2 * 8 * 80
     assert data["rules"]["target_score"] == 31 and data["learn"]["phases"] == ["bidding", "play"]

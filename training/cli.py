@@ -20,6 +20,7 @@ from .config import (
     config_from_dict,
     dump_config,
     load_config,
+    override_of,
 )
 from .provenance import config_source
 from .trainer import RESUME_MUTABLE, Trainer, require_current_layout
@@ -79,15 +80,24 @@ def load_resumable(run_dir: str) -> dict:
 
 def check_agents(cfg) -> None:
     """Load every agent the run will seat (pool, other phases, teacher, evaluation opponents) for its rules, so that
-    a bad spec or one made for other rules fails now, in one line, not after minutes of training."""
+    a bad spec or one made for other rules fails now, in one line naming its key, not after minutes of training."""
     rules = cfg.make_rules()
-    leagues = [cfg.selfplay] + [st.selfplay for st in cfg.stages]
-    specs = [name for sp in leagues for name in sp.weights if name not in ("current", "snapshots")]
-    specs += [cfg.learn.other] if len(cfg.learn.phases) < 3 else []
-    specs += [*cfg.eval.opponents] + ([cfg.pretrain.teacher] if cfg.pretrain.decisions else [])
-    specs += [cfg.pretrain.init] if cfg.pretrain.init else []
-    for spec in dict.fromkeys(specs):
-        agents.load(spec, rules=rules)  # an override warns here; main() shows each warning once
+    leagues = [("selfplay", cfg.selfplay)] + [(f"stages[{i}].selfplay", st.selfplay) for i, st in enumerate(cfg.stages)]
+    specs = [(f"{key}.weights", name) for key, sp in leagues for name in sp.weights
+             if name not in ("current", "snapshots")]
+    specs += [("learn.other", cfg.learn.other)] if len(cfg.learn.phases) < 3 else []
+    specs += [(f"eval.opponents[{i}]", name) for i, name in enumerate(cfg.eval.opponents)]
+    specs += [("pretrain.teacher", cfg.pretrain.teacher)] if cfg.pretrain.decisions else []
+    specs += [("pretrain.init", cfg.pretrain.init)] if cfg.pretrain.init else []
+    seen = set()
+    for key, spec in specs:
+        if spec in seen:
+            continue
+        seen.add(spec)
+        try:
+            agents.load(spec, rules=rules)  # an override warns here; main() shows each warning once
+        except (agents.AgentSpecError, agents.RulesMismatchError, CheckpointError) as e:
+            raise ConfigError(f"{key}: {e}") from None
 
 
 def setup(args: argparse.Namespace) -> Trainer:
@@ -109,11 +119,28 @@ def setup(args: argparse.Namespace) -> Trainer:
         if os.path.exists(os.path.join(run_dir, "latest.pt")):
             raise ConfigError(f"{run_dir} already holds a run; continue it with --resume {run_dir} or pick --run-dir")
         data = None
-    check_agents(cfg)
+    try:
+        check_agents(cfg)
+    except ConfigError as e:
+        item = override_of(str(e), args.set)
+        raise ConfigError(f"--set {item}: {e}" if item else str(e)) from None
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as f:
         f.write(dump_config(cfg))
     return Trainer(cfg, run_dir, resume=data, progress=not args.no_progress, config_file=source, overrides=args.set)
+
+
+def say_if_compiling() -> None:
+    """One line before the engine's and rule's numba kernels compile (a fresh install: about half a minute of
+    silence otherwise); they are cached on disk afterwards."""
+    import agents.rule_kernels  # noqa: F401  (its kernels join the count)
+    import tarneeb_env.batch_kernels  # noqa: F401
+    from tarneeb_env.kernel_cache import uncached_kernels
+
+    missing, total = uncached_kernels()
+    if missing > total // 2:  # a fresh install or changed rules (a kernel or two more compile in a second or so)
+        print(f"compiling {missing} numba kernels of the game engine and the rule player (once: about half a "
+              "minute; cached afterwards)", flush=True)
 
 
 def main(argv=None) -> int:
@@ -140,6 +167,14 @@ def main(argv=None) -> int:
                 yaml.YAMLError) as e:
             print(f"train.py: error: {e}", file=sys.stderr)
             return 2
+        say_if_compiling()
+        if args.resume:
+            stopped = trainer.finished()
+            if stopped:
+                print(f"{args.resume} is finished: it reached {stopped} ({trainer.position()}); to train on, "
+                      f"extend it: python train.py --resume {args.resume} {trainer.extend_hint(stopped)}")
+                return 0
+            print(f"resuming {args.resume} {trainer.position()}", flush=True)
         try:
             summary = trainer.run()
         except KeyboardInterrupt:
@@ -148,6 +183,9 @@ def main(argv=None) -> int:
     c = summary["counters"]
     print(f"done: {c['iteration']} iterations, {c['decisions']} decisions in {c['seconds'] / 60:.1f} min; "
           f"checkpoint {os.path.join(trainer.run_dir, 'latest.pt')}")
+    if summary.get("warm_start_left"):
+        print(f"  the warm start did not finish ({summary['warm_start_left']:,} teacher decisions left), so no PPO "
+              f"was trained; continue it with python train.py --resume {trainer.run_dir} --set budget.minutes=MORE")
     for k, v in summary["last_eval"].items():
         print(f"  {k}: {v:+.3f}")
     return 0

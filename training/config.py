@@ -14,6 +14,7 @@ always the resolved whole.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import re
 import typing
@@ -22,15 +23,37 @@ from typing import Any, Optional, Union
 
 import yaml
 
-from agents.model import CRITICS, PHASE_NAMES, VIEWS
+from agents.arch import CRITICS
 from evaluation.deals import HELDOUT
 
 SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
 from tarneeb_env import Rules, make_rules
+from tarneeb_env.transforms import PHASE_NAMES, VIEWS
 
 
 class ConfigError(ValueError):
     """A configuration problem; the message names the key."""
+
+
+def did_you_mean(word: str, allowed) -> str:
+    """``" (did you mean 'x'?)"`` with the allowed spellings closest to ``word`` (difflib), or ``""``."""
+    close = difflib.get_close_matches(str(word), [str(a) for a in allowed], n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def check_agent_name(key: str, spec: Any, extra: tuple[str, ...] = ()) -> None:
+    """Refuse, naming ``key`` and the closest spellings, a spec that is no built-in name (nor ``extra``, e.g.
+    ``current``) and no file form (``x.pt``, ``file.py:Name``, ``module:Name``); files are checked on loading."""
+    import agents
+
+    if not isinstance(spec, str) or not spec:
+        raise ConfigError(f"{key}: expected an agent spec, got {spec!r}")
+    base = spec.removesuffix(agents.ANY_RULES).partition("?")[0]
+    names = (*extra, *sorted(agents.BUILTINS), agents.SHIPPED)
+    if base in names or base.endswith(".pt") or ":" in base:
+        return
+    raise ConfigError(f"{key}: {spec!r} is not {', '.join(repr(n) for n in names)}, a .pt checkpoint or "
+                      f"file.py:Name{did_you_mean(base, names)}")
 
 
 def _meta(*, choices=None, lo=None, hi=None, lo_open=False, doc=""):
@@ -259,6 +282,16 @@ def _coerce(key: str, value: Any, tp, meta: dict) -> Any:
         if not isinstance(value, dict):
             raise ConfigError(f"{key}: expected {type_name(tp)}, got {value!r}")
         _, vt = typing.get_args(tp)
+        for k, v in value.items():
+            if v is None and ":" in str(k):  # {curent:1.0}: YAML reads one key "curent:1.0"
+                name, _, number = str(k).partition(":")
+                try:  # the only mapping of names is a league's: say a misspelled member too
+                    check_agent_name(key, name, ("current", "snapshots"))
+                    also = ""
+                except ConfigError as e:
+                    also = "; and " + str(e).partition(": ")[2]
+                raise ConfigError(f"{key}: {k!r} has no value: YAML needs a space after the colon "
+                                  f"({{{name}: {number}}}){also}")
         return {str(k): _coerce(f"{key}.{k}", v, vt, meta) for k, v in value.items()}
     if tp is float:
         if isinstance(value, str) and _FLOAT_RE.match(value.strip()):
@@ -279,7 +312,7 @@ def _coerce(key: str, value: Any, tp, meta: dict) -> Any:
             raise ConfigError(f"{key}: expected true or false, got {value!r}")
     choices, lo, hi = meta.get("choices"), meta.get("lo"), meta.get("hi")
     if choices is not None and value not in choices:
-        raise ConfigError(f"{key}: {value!r} is not one of {list(choices)}")
+        raise ConfigError(f"{key}: {value!r} is not one of {list(choices)}{did_you_mean(value, choices)}")
     if lo is not None and (value < lo or (meta.get("lo_open") and value == lo)):
         raise ConfigError(f"{key}: must be {'>' if meta.get('lo_open') else '>='} {lo}, got {value!r}")
     if hi is not None and value > hi:
@@ -295,7 +328,8 @@ def _build(cls, data: Any, prefix: str):
     unknown = sorted(set(data) - set(fields))
     if unknown:
         where = f"{prefix}." if prefix else ""
-        raise ConfigError(f"unknown key {where}{unknown[0]!s}; allowed in {prefix or 'the top level'}: {list(fields)}")
+        raise ConfigError(f"unknown key {where}{unknown[0]!s}{did_you_mean(unknown[0], fields)}; allowed in "
+                          f"{prefix or 'the top level'}: {list(fields)}")
     kwargs = {}
     for name, value in data.items():
         key = f"{prefix}.{name}" if prefix else name
@@ -341,6 +375,18 @@ def _check_and_complete(cfg: Config) -> None:
                                                     for i, st in enumerate(cfg.stages)]:
         if not sp.weights or sum(sp.weights.values()) <= 0:
             raise ConfigError(f"{key}.weights: at least one weight must be positive")
+    for key, sp in [("selfplay", cfg.selfplay)] + [(f"stages[{i}].selfplay", st.selfplay)
+                                                    for i, st in enumerate(cfg.stages)]:
+        for name in sp.weights:
+            check_agent_name(f"{key}.weights", name, ("current", "snapshots"))
+    check_agent_name("learn.other", cfg.learn.other)
+    check_agent_name("pretrain.teacher", cfg.pretrain.teacher)
+    for i, name in enumerate(cfg.eval.opponents):
+        check_agent_name(f"eval.opponents[{i}]", name)
+    if cfg.pretrain.init:
+        check_agent_name("pretrain.init", cfg.pretrain.init)
+    if cfg.exploit.target:
+        check_agent_name("exploit.target", cfg.exploit.target)
     for i, st in enumerate(cfg.stages):
         if st.decisions is None:
             raise ConfigError(f"stages[{i}].decisions: required (the PPO decisions of the stage)")
@@ -433,13 +479,14 @@ def check_override_key(key: str) -> None:
         names = [f.name for f in dataclasses.fields(cls)]
         if part not in names:
             section = ".".join(parts[:i])
-            raise ConfigError(f"--set {key}: unknown key {'.'.join(parts[: i + 1])}; allowed in "
-                              f"{section or 'the top level'}: {names}")
+            raise ConfigError(f"--set {key}: unknown key {'.'.join(parts[: i + 1])}{did_you_mean(part, names)}; "
+                              f"allowed in {section or 'the top level'}: {names}")
         tp = typing.get_type_hints(cls)[part]
         if cls is Config and part == "rules" and i + 1 < len(parts):
             allowed = ["preset"] + [f.name for f in dataclasses.fields(Rules)]
             if parts[i + 1] not in allowed or i + 2 < len(parts):
-                raise ConfigError(f"--set {key}: unknown key {key}; allowed in rules: {allowed}")
+                raise ConfigError(f"--set {key}: unknown key {key}{did_you_mean(parts[i + 1], allowed)}; "
+                                  f"allowed in rules: {allowed}")
             return
         if not dataclasses.is_dataclass(tp):
             if i + 1 < len(parts) and typing.get_origin(tp) is not dict:
@@ -526,7 +573,26 @@ def load_config(path: str | None, overrides: list[str] = ()) -> Config:
     try:
         return config_from_dict(data)
     except ConfigError as e:
+        item = override_of(str(e), overrides)
+        if item is not None:  # the key the error names was set on the command line
+            raise ConfigError(f"--set {item}: {e}") from None
         raise ConfigError(f"{where}: {e}" if where else str(e)) from None
+
+
+_KEY_RE = re.compile(r"^(?:unknown key )?([A-Za-z_][\w.\[\]]*)[:; ]")
+
+
+def override_of(message: str, overrides) -> str | None:
+    """The last ``--set`` item whose key is the key an error message starts with, or a section above it."""
+    m = _KEY_RE.match(message)
+    if m is None:
+        return None
+    named = m.group(1)
+    for item in reversed(list(overrides)):
+        key = item.partition("=")[0].strip()
+        if named == key or named.startswith((key + ".", key + "[")) or key.startswith(named + "."):
+            return item
+    return None
 
 
 def dump_config(cfg: Config) -> str:

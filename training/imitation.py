@@ -21,10 +21,11 @@ import numpy as np
 import torch
 
 import agents
-from agents.model import ActorCritic, log_probs_entropy, phase_of
+from agents.model import ActorCritic, log_probs_entropy
 from agents.seating import BatchTables, Seating
 from tarneeb_env import Rules
 from tarneeb_env.batch import BatchEnv
+from tarneeb_env.transforms import obs_phase
 
 from .batch import Batch
 from .ppo import minibatch_steps
@@ -62,7 +63,7 @@ class TeacherRollout:
             engine.update(obs, mask)
         # Monte-Carlo returns: the rollout's finishing with zero values and lambda 1, along every decision's chain
         every = np.ones((T, N), dtype=bool)
-        return storage.finish(every, self.learned[phase_of(storage.obs)], self.reward_scale, self.gamma, 1.0, {})
+        return storage.finish(every, self.learned[obs_phase(storage.obs)], self.reward_scale, self.gamma, 1.0, {})
 
 
 def bc_loss(model: ActorCritic, mb: Batch, vf_coef: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:

@@ -103,16 +103,40 @@ class League:
                      for k, v in stats.items() if k.startswith(MARGIN_SUM)})
 
     def scalars(self) -> dict[str, float]:
-        """TensorBoard scalars: each member's sampling probability and the learner's margin against it."""
+        """TensorBoard scalars, a bounded set however many snapshots come and go: the number of snapshots, the
+        sampling probability of ``current``, of the snapshots together and of each named agent, the learner's
+        margin against each named agent, and against the snapshots played so far: their mean and the lowest (the
+        hardest one). Each snapshot's own figures are in :meth:`table`."""
         entries = self.entries()
         total = sum(e.weight for e in entries)
-        out = {}
+        out = {"league/snapshots": float(len(self.snapshots))}
+        snapshot_weight = 0.0
         for e in entries:
+            if e.name.startswith("snapshot:"):
+                snapshot_weight += e.weight / total
+                continue
             tag = e.name.replace(":", "_")
             out[f"league/weight/{tag}"] = e.weight / total
             if e.name in self.margins:
                 out[f"league/margin/{tag}"] = self.margins[e.name]
+        if self.snapshots:
+            out["league/weight/snapshots"] = snapshot_weight
+        met = [self.margins[f"snapshot:{it}"] for it, _ in self.snapshots if f"snapshot:{it}" in self.margins]
+        if met:
+            out["league/margin/snapshots_mean"] = sum(met) / len(met)
+            out["league/margin/snapshots_min"] = min(met)
         return out
+
+    def table(self) -> str:
+        """Every member's sampling probability and the learner's margin against it, as a Markdown table
+        (TensorBoard's text tab shows it at each evaluation)."""
+        entries = self.entries()
+        total = sum(e.weight for e in entries)
+        rows = ["| member | probability | learner's margin (points per hand) |", "|---|---|---|"]
+        for e in entries:
+            margin = f"{self.margins[e.name]:+.2f}" if e.name in self.margins else "-"
+            rows.append(f"| {e.name} | {e.weight / total:.3f} | {margin} |")
+        return "\n".join(rows)
 
     # ------------------------------------------------------------------ checkpoint
     def state(self) -> dict[str, Any]:
@@ -134,7 +158,8 @@ def ladder(snapshots: Sequence[tuple[int, dict[str, torch.Tensor]]], arch: dict[
     robin on the fixed deal set ``seed``: a rising ladder says the league improves. Networks trained on
     only some ``phases`` play the rest with ``other``, as in training."""
     import agents
-    from agents.model import ActorCritic, PolicyAgent
+    from agents.model import ActorCritic
+    from agents.policy import PolicyAgent
     from evaluation import round_robin
 
     entries: list[Any] = []

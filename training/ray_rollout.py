@@ -41,7 +41,7 @@ from .seeds import worker_seed
 
 INSTALL_HINT = ('rollout.backend: ray needs Ray, which is not installed; install the extra with '
                 '`pip install -e ".[ray]"` (or `pip install "ray>=2.9"`)')
-SUMMED = ("decisions", "learned_decisions", "hands")
+SUMMED = ("decisions", "learned_decisions", "hands", "rollout_cpu_seconds")
 
 
 def import_ray():

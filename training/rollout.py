@@ -21,7 +21,7 @@ teams (:func:`assign_teams`), seat the agents (:class:`agents.seating.Seating`,
 one agent object for every game, one ``act_batch`` per step), record
 ``rollout_steps`` steps of every game into preallocated :class:`Storage` (the
 networks, learner and snapshots, act through
-:class:`agents.model.NetworkActor`, as a :class:`~agents.model.PolicyAgent` at a
+:class:`agents.policy.NetworkActor`, as a :class:`~agents.policy.PolicyAgent` at a
 table does), and finish (:meth:`Storage.finish`, shared with the warm start):
 GAE along each seat's chain, returns, and only the learner's decisions of hands
 that ended.
@@ -35,11 +35,13 @@ import numpy as np
 import torch
 
 import agents
-from agents.model import ActorCritic, NetworkActor, phase_of
+from agents.model import ActorCritic
+from agents.policy import NetworkActor
 from agents.seating import LEFT_TO_CALLER, BatchTables, Seating
 from tarneeb_env import PASS, Rules
 from tarneeb_env.batch import BatchEnv
 from tarneeb_env.rules_core import BIDDING
+from tarneeb_env.transforms import obs_phase
 
 from .batch import Batch, allocate
 from .config import Config
@@ -170,7 +172,7 @@ class LocalRollout:
 
     def collect(self, weights: dict[str, torch.Tensor], pool: list[PoolEntry], seed: int) -> Batch:
         """Play ``env.rollout_steps`` decisions in every game; see the module docstring."""
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         self.model.load_state_dict(weights)
         live = {e.name for e in pool}
         self._snapshots = {k: m for k, m in self._snapshots.items() if k in live}
@@ -183,14 +185,15 @@ class LocalRollout:
         seating = self._seat_agents(players, teams)
         seating.start(per_agent(seeds.agents, len(seating.agents)))
         names = ["current"] + [e.name for e in pool]  # player p's pool entry, for the league's margins
-        stats = self._record(players, seating, teams, seeds, names)
+        stats = self._step_games(players, seating, teams, seeds, names)
         batch = self._finish(stats)
         batch.stats["rollout_seconds"] = time.perf_counter() - t0
+        batch.stats["rollout_cpu_seconds"] = time.process_time() - cpu0  # this process's: a worker's, or the learner's
         return batch
 
     def _seat_agents(self, players: list, teams: Teams) -> Seating:
         """The agents' seats in every game: an agent entry's team, and ``learn.other`` at the network seats for
-        the phases not learned; the networks' own decisions are :meth:`_record`'s (``LEFT_TO_CALLER``)."""
+        the phases not learned; the networks' own decisions are :meth:`_step_games`'s (``LEFT_TO_CALLER``)."""
         is_agent = [p is not None and not isinstance(p, NetworkActor) for p in players]
         seated = [p for p, a in zip(players, is_agent) if a] + ([self.other] if self.other is not None else [])
         index = np.full(len(players), LEFT_TO_CALLER if self.other is None else len(seated) - 1)
@@ -199,7 +202,8 @@ class LocalRollout:
                                teams.opponent[:, None])
         return Seating(seated, index[seat_player])
 
-    def _record(self, players: list, seating: Seating, teams: Teams, seeds, names: list[str]) -> dict[str, float]:
+    def _step_games(self, players: list, seating: Seating, teams: Teams, seeds,
+                    names: list[str]) -> dict[str, float]:
         """Step every game ``rollout_steps`` times into :attr:`storage`; returns the hands' statistics.
 
         Each step the networks decide their rows (:meth:`NetworkActor.decide`): the learner's first, recording
@@ -236,7 +240,7 @@ class LocalRollout:
             if aidx.size:
                 actions[aidx] = seating.act(aidx.tolist(), seat[aidx].tolist(), engine)
             agent_time += time.perf_counter() - ta
-            own_bids = (phase_of(obs) == BIDDING) & ((seat & 1) == teams.learner_team) & learned
+            own_bids = (obs_phase(obs) == BIDDING) & ((seat & 1) == teams.learner_team) & learned
             bids += int(own_bids.sum())
             passes += int((own_bids & (actions == PASS)).sum())
             obs, mask, seat, storage.rewards[t], storage.dones[t], recs = self.env.step(actions)
@@ -260,9 +264,9 @@ class LocalRollout:
         and ``league_hands/<entry>`` (hands); counts, so they add up across workers."""
         out: dict[str, float] = {}
         for i, rec in records:
-            if rec["thrown_in"]:
+            if rec.thrown_in:
                 continue
-            name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec["score_delta"]
+            name, lt, d = names[teams.opponent[i]], teams.learner_team[i], rec.score_delta
             out[MARGIN_SUM + name] = out.get(MARGIN_SUM + name, 0.0) + d[lt] - d[1 - lt]
             out[MARGIN_HANDS + name] = out.get(MARGIN_HANDS + name, 0.0) + 1.0
         return out
@@ -272,15 +276,14 @@ class LocalRollout:
         """Hand rewards of the learner team and figures on the contracts it declared."""
         hand_rewards, contract_bids, made = [], [], []
         for i, rec in records:
-            if rec["thrown_in"]:
+            if rec.thrown_in:
                 continue
             lt = learner_team[i]
-            d = rec["score_delta"]
+            d = rec.score_delta
             hand_rewards.append(d[lt] - d[1 - lt])
-            if rec["declarer"] is not None and rec["declarer"] % 2 == lt:
-                team = rec["declarer"] % 2
-                contract_bids.append(rec["bid"])
-                made.append(rec["tricks_won"][team] >= rec["bid"])
+            if rec.declaring_team == lt:
+                contract_bids.append(rec.bid)
+                made.append(rec.made)
         nan = float("nan")
         return {
             "hands": float(len(hand_rewards)),

@@ -36,6 +36,7 @@ import glob
 import math
 import os
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,8 +44,9 @@ import numpy as np
 import torch
 
 import agents
-from agents.dds import usable_cores
-from agents.model import ActorCritic, phase_flags
+from agents.cores import usable_cores
+from agents.model import ActorCritic
+from agents.policy import phase_flags
 from agents.rules_check import RulesMismatchError
 from tarneeb_env import OBS_VERSION
 
@@ -60,6 +62,11 @@ from .widen import can_widen, widen_state
 
 # Keys --set may change on --resume: the ones that do not alter what the run computes.
 RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads", "rollout")
+WARMSTART_LOGS = "warmstart"  # the warm start's TensorBoard run, inside the run directory
+
+
+class BudgetWarning(UserWarning):
+    """A budget that ends the run before it does what it is for (e.g. inside the warm start)."""
 
 
 @dataclass
@@ -123,7 +130,7 @@ class Trainer:
         np.random.seed(cfg.env.seed)
         self.model = ActorCritic.from_arch(vars(cfg.model)).to(self.device)
         self.counters = {"pretrain_chunks": 0, "pretrain_decisions": 0, "iteration": 0, "decisions": 0,
-                         "learned_decisions": 0, "hands": 0, "seconds": 0.0}
+                         "learned_decisions": 0, "hands": 0, "seconds": 0.0, "cpu_seconds": 0.0}
         self.optimizer = self._new_optimizer()
         sp = cfg.selfplay
         self.pool = League(sp.weights, sp.max_snapshots, sp.sampling, sp.pfsp_scale)
@@ -132,6 +139,7 @@ class Trainer:
         self.inflight: Inflight | None = None
         self.teacher: TeacherRollout | None = None  # built on the first pretraining chunk
         self.last_eval: dict[str, float] = {}
+        self.ladder_table = ""  # the last evaluation's ladder, for TensorBoard's text tab
         if resume is not None:
             self.provenance = resumed(resume.get("provenance"), cfg, os.path.join(run_dir, "latest.pt"),
                                       list(overrides))
@@ -355,6 +363,8 @@ class Trainer:
             "charts/SPS": s["decisions"] / (t2 - t0),  # run() replaces it with the figure including the save
             "charts/rollout_SPS": s["decisions"] / max(s["rollout_seconds"], 1e-9),
             "charts/rollout_seconds": s["rollout_seconds"],
+            # the rollout workers' CPU seconds when they are other processes (the learner's own are counted in run())
+            "charts/worker_cpu_seconds": s["rollout_cpu_seconds"] if self.backend != "local" else 0.0,
             "charts/update_seconds": t2 - t1,
             "charts/learner_wait_seconds": t1 - t0,
             "charts/policy_lag": float(it - job.behaviour),
@@ -390,26 +400,105 @@ class Trainer:
             current = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
             ratings = ladder(self.pool.snapshots, self.model.arch(), self.rules, e.ladder_deals, e.seed,
                              e.opponents, e.workers, current, self.cfg.learn.phases, self.cfg.learn.other)
-            out.update({f"league/rating/{_tag(name)}": r for name, r in ratings.items()})
+            out.update(ladder_scalars(ratings))
+            self.ladder_table = ladder_table(ratings)
         return out
 
     # ------------------------------------------------------------ loop
+    def finished(self) -> str | None:
+        """The budget key (``budget.decisions`` ...) a run already stopped on, or None while it has budget left."""
+        b, c = self.cfg.budget, self.counters
+        if b.decisions is not None and c["decisions"] >= b.decisions:
+            return "budget.decisions"
+        if b.iterations is not None and c["iteration"] >= b.iterations:
+            return "budget.iterations"
+        if b.minutes is not None and c["seconds"] >= b.minutes * 60:
+            return "budget.minutes"
+        return None
+
+    def extend_hint(self, key: str) -> str:
+        """A ``--set`` that gives a finished run as much again of the budget it stopped on."""
+        b, c = self.cfg.budget, self.counters
+        value = {"budget.decisions": 2 * b.decisions if b.decisions else None,
+                 "budget.iterations": 2 * b.iterations if b.iterations else None,
+                 "budget.minutes": round(2 * c["seconds"] / 60 + 0.5) if b.minutes else None}[key]
+        return f"--set {key}={value}"
+
+    def position(self) -> str:
+        """Where the run stands, in words: the warm start's teacher decisions or the PPO iterations and decisions."""
+        c, p = self.counters, self.cfg.pretrain
+        used = f"{c['seconds'] / 60:.1f} min used"
+        if not self.pretrained():
+            return f"in the warm start, {c['pretrain_decisions']:,} of {p.decisions:,} teacher decisions cloned ({used})"
+        return f"after PPO iteration {c['iteration']}, {c['decisions']:,} PPO decisions ({used})"
+
+    def _warn_if_warm_start_outlasts(self, chunk_seconds: float) -> None:
+        """Early in the warm start: a minutes budget that ends before the first PPO iteration is said once,
+        with the warm start's time at the rate just measured and what to change."""
+        b, p, c = self.cfg.budget, self.cfg.pretrain, self.counters
+        if b.minutes is None or self.pretrained():
+            return
+        rate = self.cfg.env.num_games * p.steps / max(chunk_seconds, 1e-9)
+        left = (p.decisions - c["pretrain_decisions"]) / rate
+        if left < b.minutes * 60 - c["seconds"]:
+            return
+        warnings.warn(
+            f"the warm start (pretrain.decisions={p.decisions:,}) takes about {p.decisions / rate / 60:.1f} min here "
+            f"({rate:,.0f} teacher decisions/s), longer than budget.minutes={b.minutes:g}: the run will end before "
+            f"its first PPO iteration; raise budget.minutes or lower pretrain.decisions (configs/quick.yaml clones "
+            f"about a quarter of a million)", BudgetWarning, stacklevel=2)
+
+    def _bar_total(self, warm: bool, since: tuple[float, int]) -> tuple[float, str]:
+        """The progress bar's total in the phase's decisions, as the budget that will stop it first projects it at
+        the rate of this session (``since``: the phase's start time and count), and that budget's name."""
+        b, c, p = self.cfg.budget, self.counters, self.cfg.pretrain
+        done = c["pretrain_decisions"] if warm else c["decisions"]
+        elapsed = time.perf_counter() - since[0]
+        rate = (done - since[1]) / elapsed if elapsed > 0 else 0.0
+        ends = [(p.decisions, "pretrain.decisions")] if warm else []
+        if not warm and b.decisions is not None:
+            ends.append((b.decisions, "budget.decisions"))
+        if not warm and b.iterations is not None:
+            per_iteration = self.cfg.env.num_games * self.cfg.env.rollout_steps
+            ends.append((done + (b.iterations - c["iteration"]) * per_iteration, "budget.iterations"))
+        if b.minutes is not None and rate > 0:
+            ends.append((done + rate * max(b.minutes * 60 - c["seconds"], 0.0), "budget.minutes"))
+        return min(ends) if ends else (float(done), "")
+
     def run(self) -> dict[str, Any]:
-        """Warm-start chunks, then PPO iterations, until the budget is spent; the rollout workers stop at the end."""
+        """Warm-start chunks, then PPO iterations, until the budget is spent; the rollout workers stop at the end.
+
+        The warm start and PPO each have a progress bar of their own, in their own decisions (teacher decisions,
+        then PPO decisions), whose total and ETA follow the budget that will stop the phase first. TensorBoard's
+        step is the PPO decisions; the warm start's ``pretrain/*`` scalars are a run of their own
+        (``RUN_DIR/warmstart``), stepped by teacher decisions."""
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
         cfg, c = self.cfg, self.counters
         writer = SummaryWriter(self.run_dir)
+        warm_writer = None
         started, base = time.perf_counter(), float(c["seconds"])
-        bar = tqdm(total=cfg.budget.decisions, initial=c["decisions"], unit="dec", unit_scale=True,
-                   disable=not self.progress, dynamic_ncols=True)
+        cpu_mark = time.process_time()  # the learner's CPU time; c["cpu_seconds"] adds the rollout workers'
+        bar, bar_phase, since, checked_warm_time = None, None, (started, 0), False
         try:
             while not self.done(started, base):
                 t0, before = time.perf_counter(), c["decisions"]
                 warm = not self.pretrained()
+                if bar_phase is not warm:  # a new phase: its own bar and rate
+                    if bar is not None:
+                        bar.close()
+                    bar, bar_phase = None, warm
+                    since = (t0, c["pretrain_decisions"] if warm else c["decisions"])
                 scalars = self.pretrain_chunk() if warm else self.iteration()
                 c["seconds"] = base + time.perf_counter() - started
+                now = time.process_time()
+                worker_cpu = scalars.get("charts/worker_cpu_seconds", 0.0)
+                c["cpu_seconds"] = c.get("cpu_seconds", 0.0) + now - cpu_mark + worker_cpu  # older runs lack it
+                cpu_mark = now
+                if not warm:
+                    scalars["charts/cpu_seconds"] = c["cpu_seconds"]  # the run's processes' CPU seconds so far
+                step_seconds = time.perf_counter() - t0
                 path = self.save()
                 if not warm:
                     scalars["charts/SPS"] = (c["decisions"] - before) / (time.perf_counter() - t0)
@@ -421,27 +510,68 @@ class Trainer:
                     evaluated = self.last_eval = self.evaluate(path)
                     evaluated = {**evaluated, "charts/eval_seconds": time.perf_counter() - te}
                     save_checkpoint(path, self.payload())  # latest.pt also carries its eval
-                for tags, step in ((scalars, c["pretrain_decisions"] if warm else c["decisions"]),
-                                   (evaluated, c["decisions"])):
+                if warm and warm_writer is None:
+                    warm_writer = SummaryWriter(os.path.join(self.run_dir, WARMSTART_LOGS))
+                for w, tags, step in ((warm_writer if warm else writer, scalars,
+                                       c["pretrain_decisions"] if warm else c["decisions"]),
+                                      (writer, evaluated, c["decisions"])):
                     for k, v in tags.items():
                         if not math.isnan(v):  # e.g. no contract declared this iteration
-                            writer.add_scalar(k, v, step)
-                writer.flush()
+                            w.add_scalar(k, v, step)
+                if evaluated and not warm:  # each member's figures as text, not one tag per snapshot
+                    writer.add_text("league/members", self.pool.table(), c["decisions"])
+                    if self.ladder_table:
+                        writer.add_text("league/ladder", self.ladder_table, c["decisions"])
+                for w in (writer, warm_writer):
+                    if w is not None:
+                        w.flush()
                 if warm:
-                    postfix = {"pretrain": f"{c['pretrain_decisions']}/{cfg.pretrain.decisions}",
-                               "acc": f"{scalars['pretrain/accuracy']:.3f}"}
+                    postfix = {"acc": f"{scalars['pretrain/accuracy']:.3f}"}
                 else:
-                    postfix = {"it": it, "dec/s": f"{scalars['charts/SPS']:.0f}",
-                               "hand_r": f"{scalars['charts/mean_hand_reward']:.2f}"}
+                    postfix = {"it": it, "hand_r": f"{scalars['charts/mean_hand_reward']:.2f}"}
                 if "eval/margin_vs_rule" in self.last_eval:
                     postfix["vs_rule"] = f"{self.last_eval['eval/margin_vs_rule']:+.2f}"
-                bar.set_postfix(postfix, refresh=False)
-                bar.update(c["decisions"] - bar.n)
+                done_now = c["pretrain_decisions"] if warm else c["decisions"]
+                total, stop = self._bar_total(warm, since)
+                if bar is None:
+                    desc = f"warm start ({cfg.pretrain.teacher})" if warm else "PPO"
+                    bar = tqdm(total=total, initial=since[1], unit="dec", unit_scale=True, desc=desc,
+                               disable=not self.progress, dynamic_ncols=True)
+                    # the phase's time and rate count its first step (tqdm's clock is its own)
+                    if not bar.disable:
+                        bar.start_t = bar.last_print_t = bar._time() - (time.perf_counter() - since[0])
+                bar.total = max(total, done_now)
+                bar.set_postfix({**postfix, "to": stop} if stop else postfix, refresh=False)
+                bar.update(done_now - bar.n)
+                if warm and not checked_warm_time and (c["pretrain_chunks"] >= 2 or self.done(started, base)):
+                    checked_warm_time = True  # the second chunk's time: the first one's includes start-up costs
+                    self._warn_if_warm_start_outlasts(step_seconds)
         finally:
-            bar.close()
-            writer.close()
+            if bar is not None:
+                bar.close()
+            for w in (writer, warm_writer):
+                if w is not None:
+                    w.close()
             self.close()
-        return {"counters": dict(self.counters), "last_eval": dict(self.last_eval)}
+        return {"counters": dict(self.counters), "last_eval": dict(self.last_eval),
+                "warm_start_left": max(cfg.pretrain.decisions - c["pretrain_decisions"], 0)}
+
+
+def ladder_scalars(ratings: dict[str, float]) -> dict[str, float]:
+    """The ladder in a bounded set of scalars: the learner's rating, the best and the newest snapshot's, and each
+    evaluation opponent's (the ``snapshot_<iteration>`` members are in :func:`ladder_table`)."""
+    snaps = {name: r for name, r in ratings.items() if name.startswith("snapshot_")}
+    out = {f"league/rating/{_tag(name)}": r for name, r in ratings.items() if name not in snaps}
+    if snaps:
+        out["league/rating/best_snapshot"] = max(snaps.values())
+        out["league/rating/newest_snapshot"] = snaps[max(snaps, key=lambda n: int(n.split("_")[1]))]
+    return out
+
+
+def ladder_table(ratings: dict[str, float]) -> str:
+    rows = ["| member | rating (points per deal) |", "|---|---|"]
+    rows += [f"| {name} | {r:+.2f} |" for name, r in sorted(ratings.items(), key=lambda kv: -kv[1])]
+    return "\n".join(rows)
 
 
 def _tag(spec: str) -> str:

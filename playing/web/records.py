@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 
-from tarneeb_env.cards import action_str
+from tarneeb_env.cards import action_str, trump_action
+from tarneeb_env.record import HandRecord
 
 from ..records import RECORD_FORMAT, RecordError, validate_record
 from ..screen import SEAT_NAMES
@@ -136,17 +137,16 @@ def contract_info(rec: dict[str, Any]) -> dict[str, Any]:
             "delta": list(rec["score_delta"])}
 
 
-def describe(rec: dict[str, Any]) -> tuple[str, str]:
+def describe(data: dict[str, Any]) -> tuple[str, str]:
     """``("8 by Right · trump ♠", "made · Us -8 / Them +5")`` for a record."""
-    if rec["thrown_in"]:
+    rec = HandRecord.from_dict(data)
+    if rec.thrown_in:
         return "thrown in", "no score"
-    trump = f"trump {action_str(66 + rec['trump'])[-1]}" if rec.get("trump") is not None else ""
-    if rec.get("declarer") is not None:
-        team = rec["declarer"] & 1
-        made = rec["tricks_won"][team] >= rec["bid"]
-        contract = f"{rec['bid']} by {SEAT_NAMES[rec['declarer']]}" + (f" · {trump}" if trump else "")
-        verdict = "made" if made else f"down {rec['bid'] - rec['tricks_won'][team]}"
+    trump = f"trump {action_str(trump_action(rec.trump))[-1]}" if rec.trump is not None else ""
+    if rec.declarer is not None:
+        contract = f"{rec.bid} by {SEAT_NAMES[rec.declarer]}" + (f" · {trump}" if trump else "")
+        verdict = "made" if rec.made else f"down {rec.bid - rec.tricks_won[rec.declaring_team]}"
     else:
-        contract, verdict = trump or "no auction", f"tricks {rec['tricks_won'][0]}–{rec['tricks_won'][1]}"
-    d = rec["score_delta"]
+        contract, verdict = trump or "no auction", f"tricks {rec.tricks_won[0]}–{rec.tricks_won[1]}"
+    d = rec.score_delta
     return contract, f"{verdict} · Us {d[0]:+d} / Them {d[1]:+d}"

@@ -20,9 +20,10 @@ from agents.seating import GameTables, seated
 from evaluation import MAX_DEALS_PER_TABLE, DuplicateDeal, duplicate_deal
 from ..terminal import MAX_DEALS
 from tarneeb_env import Rules, TarneebGame, make_rules
-from tarneeb_env.cards import NUM_ACTIONS, action_str
+from tarneeb_env.cards import NUM_ACTIONS, action_str, suit_of
 from tarneeb_env.game import trick_winner
 from tarneeb_env.observation import ObservationWriter
+from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
 from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
 
@@ -131,7 +132,7 @@ class Table:
         result = self.game.apply(action)
         if result is None:
             return
-        self.records.append(result.record)
+        self.records.append(result.record.to_dict())
         self.waiting = True
         deals = self.game.deals
         if self.one_deal:
@@ -364,7 +365,7 @@ class Session:
             "dealer": table.records[-1]["dealer"] if table.waiting else view.dealer,
             "phase": view.phase,
             "to_act": on_turn,
-            "hand": sorted(view.hand, key=lambda c: (HAND_SUIT_ORDER.index(c // 13), -c)),
+            "hand": sorted(view.hand, key=lambda c: (HAND_SUIT_ORDER.index(suit_of(c)), -c)),
             "cards_left": [13 - sum(1 for s, _ in played if s == seat) for seat in range(4)],
             "auction": [list(a) for a in view.auction],
             "bids": list(view.bids),
@@ -412,6 +413,4 @@ def _sheet_row(rec: dict) -> dict[str, Any]:
 
 
 def _made(rec: dict) -> Optional[bool]:
-    if rec["thrown_in"] or rec.get("declarer") is None:
-        return None
-    return rec["tricks_won"][rec["declarer"] & 1] >= rec["bid"]
+    return HandRecord.from_dict(rec).made
