@@ -26,7 +26,7 @@ from tarneeb_env.rules import PRESETS
 
 from ..records import RecordError, validate_record
 from .bounds import MAX_BODY_BYTES, MAX_UPLOADS, UploadBudget, json_body
-from .levels import LEVELS, MEASURED
+from .levels import AGAINST_BELOW, LEVELS, MEASURED
 from .records import listing, parse_records, summary
 from .registry import Registry
 from .review import review
@@ -143,7 +143,7 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
             "rule_choices": [{"label": label, "preset": label in PRESETS, "target": r.target_score, **r.to_dict()}
                              for label, r in choices.items()],
             "offered": {label: config.offered(label) for label in choices},
-            "levels": list(LEVELS), "measured": MEASURED, "max_target": MAX_TARGET,
+            "levels": list(LEVELS), "measured": MEASURED, "against_below": AGAINST_BELOW, "max_target": MAX_TARGET,
         }
 
     async def new_session(request: Request):

@@ -474,12 +474,15 @@ function fillLevels(partner, opponents) {
 // A level's measured strength: its held-out margin against Club (rule) under these rules, with its interval.
 function levelNote(key, label) {
   if (!config.levels.includes(key)) return t("level.custom");
-  const fig = (config.measured[key] || {})[label];
   if (key === "club") return t("level.note_club");
-  if (!fig) return t("level.note_unmeasured");
-  const [mean, lo, hi, n] = fig;
   const f = (x) => (x >= 0 ? "+" : "") + x.toFixed(2);
-  return t("level.note", { m: f(mean), lo: f(lo), hi: f(hi), n });
+  const note = (fig, against) => t("level.note", { level: levelName(against), m: f(fig[0]), lo: f(fig[1]), hi: f(fig[2]), n: fig[3] });
+  const fig = (config.measured[key] || {})[label];
+  const below = (config.against_below[key] || {})[label];
+  const lower = config.levels[config.levels.indexOf(key) - 1];
+  if (fig && below) return `${note(fig, "club")} ${note(below, lower)}`;
+  if (fig || below) return fig ? note(fig, "club") : note(below, lower);
+  return t("level.note_unmeasured");
 }
 
 function showLevelNotes() {
