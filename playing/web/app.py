@@ -132,9 +132,10 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         return FileResponse(STATIC / "index.html")
 
     async def get_config(request: Request):
-        return JSONResponse(await run_in_threadpool(config_for_page))
+        return JSONResponse(page_config)
 
     def config_for_page() -> dict[str, Any]:
+        """What the page is told at start; built once here, where each level is tried under each preset."""
         choices = config.rule_choices()
         return {
             "agents": list(config.allowed), "partner": config.partner, "opponents": config.opponents,
@@ -154,6 +155,8 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
             await run_in_threadpool(session.new_game, *(data.get(k) for k in GAME_KEYS))
         sid = sessions.add(session)
         return JSONResponse({"session": sid, "state": await run_in_threadpool(session.state)})
+
+    page_config = config_for_page()
 
     # ------------------------------------------------------------------ the table
     async def get_state(request: Request):

@@ -980,11 +980,11 @@ async function newSession() {
 }
 
 async function start() {
+  document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => showView(b.dataset.view)));
   $("lang").replaceChildren(...Object.entries(LANGUAGES).map(([k, name]) => el("option", { value: k, text: name, lang: k })));
   await setLanguage(chooseLanguage(), false);
   $("lang").addEventListener("change", () => setLanguage($("lang").value, true));
   config = await api("GET", "/api/config");
-  document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => showView(b.dataset.view)));
   $("new-game").addEventListener("click", openSetup);
   $("setup-start").addEventListener("click", startSetup);
   $("setup-cancel").addEventListener("click", () => { $("setup").hidden = true; });
@@ -1026,11 +1026,17 @@ async function start() {
   $("rp-last").addEventListener("click", () => stepReplay(99));
   document.addEventListener("keydown", onKey);
   if (!session) return newSession();
-  try {
-    render((await api("GET", "/api/state")).state);
-  } catch (e) {
-    if (!gameLost(e)) throw e;
-    await replaceLostGame(e);
+  for (let tries = 0; ; tries++) {
+    try {
+      render((await api("GET", "/api/state")).state);
+      return;
+    } catch (e) {
+      // a reload while the server still decides this game's last move (asked by the page before): ask again
+      if (e.status === 409 && tries < 40) { await new Promise((ok) => { setTimeout(ok, 250); }); continue; }
+      if (!gameLost(e)) throw e;
+      await replaceLostGame(e);
+      return;
+    }
   }
 }
 
