@@ -261,11 +261,12 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
             assert len(marked) == 1 and hint[0].text.startswith("Play ")
             assert marked[0].get_attribute("aria-label") in hint[0].text
             check_hint_in_view(browser)
+            shot(browser, "web_table.png")
             find(browser, "#hint-why")[0].click()  # the numbers: every legal card with the network's share
             rows = find(browser, "#hint-why-box tr")
             assert len(rows) == 1 + len(enabled) and "Mean net points for us" in rows[0].text
             assert find(browser, "#hint-why-box tr.chosen")[0].text.split()[0] == marked[0].get_attribute("aria-label")
-            shot(browser, "web_table.png")
+            shot(browser, "web_hint_why.png")
             find(browser, "#hint-close")[0].click()
             assert not find(browser, "#hand .card.hinted")
             table_shot = True
