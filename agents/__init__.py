@@ -9,7 +9,10 @@
   a number, ``true``/``false``, or text), and a setting the agent does not have is an error naming those it has;
 - a checkpoint path ending in ``.pt`` (written by ``train.py``);
 - ``path/to/file.py:Name`` or ``package.module:Name``: a class or factory called with no arguments
-  (``seed=`` and ``rules=`` are passed on when it accepts them).
+  (``seed=`` and ``rules=`` are passed on when it accepts them);
+- ``engine:COMMAND ARGS``: an external engine speaking the engine protocol (``docs/engine-protocol.md``), any
+  language; the command is split like a shell would, but never run through one. Settings go before the colon:
+  ``engine?timeout=5:tarneeb-engine ppo`` (see :mod:`agents.engine`).
 
 ``rules=`` (a :class:`~tarneeb_env.Rules`, preset name or mapping) names the rules the agent will play;
 an agent made for other rules (its ``.rules``, e.g. a checkpoint's training rules) is refused with
@@ -31,6 +34,7 @@ from tarneeb_env.rules import RulesSpec
 
 from .base import Agent
 from .casual_agent import CasualAgent
+from .engine import EngineAgent, EngineError, is_engine_spec, load_engine
 from .expert_agent import ExpertAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
@@ -48,7 +52,8 @@ SHIPPED = "ppo"  # the shipped trained agent for the rules in play
 
 SPEC_FORMS = (
     "a built-in name ({names}; settings after '?', e.g. search?samples=8), a checkpoint path ending in .pt, "
-    "'path/to/file.py:Name' or 'package.module:Name' (any of them may end in " + ANY_RULES + ")"
+    "'path/to/file.py:Name' or 'package.module:Name' (any of them may end in " + ANY_RULES + "), "
+    "or 'engine:COMMAND ARGS' (an external engine)"
 )
 
 
@@ -89,6 +94,8 @@ def resolve(spec: str, rules: RulesSpec = None) -> tuple[str, bool]:
     of the shipped checkpoint for ``rules`` (classic when None); :class:`AgentSpecError` when none is shipped."""
     if not isinstance(spec, str) or not spec:
         raise _spec_error(str(spec), "expected a non-empty string")
+    if is_engine_spec(spec):
+        return spec, False  # the command is the engine's: nothing in it is read here
     allow_other = spec.endswith(ANY_RULES)
     base = spec[: -len(ANY_RULES)] if allow_other else spec
     if base == SHIPPED:
@@ -106,6 +113,13 @@ def resolve(spec: str, rules: RulesSpec = None) -> tuple[str, bool]:
 def load(spec: str, rules: RulesSpec = None, **options) -> Agent:
     """Build an agent from a spec string for ``rules`` (see the module docstring)."""
     rules = None if rules is None else make_rules(rules)
+    if is_engine_spec(spec):
+        try:
+            return load_engine(spec, rules, seed=options.get("seed"))
+        except ValueError as e:
+            if isinstance(e, RulesMismatchError):
+                raise
+            raise _spec_error(spec, str(e)) from None
     base, allow_other = resolve(spec, rules)
     if rules is not None:
         options["rules"] = rules
@@ -182,7 +196,7 @@ def _build(spec: str, base: str, options: dict) -> Agent:
 
 
 __all__ = [
-    "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "CasualAgent", "ExpertAgent", "RandomAgent", "RuleAgent",
-    "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "builtin", "check_rules", "load",
-    "resolve",
+    "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "CasualAgent", "EngineAgent", "EngineError", "ExpertAgent",
+    "RandomAgent", "RuleAgent", "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "builtin",
+    "check_rules", "load", "resolve",
 ]

@@ -26,10 +26,9 @@ the view (:func:`observation_of`), never from another seat's cards.
 """
 from __future__ import annotations
 
+import copy
 import functools
-import threading
 from dataclasses import asdict, dataclass, field
-from types import SimpleNamespace
 from typing import Any, Optional
 
 import numpy as np
@@ -45,13 +44,11 @@ from tarneeb_env.rules import RulesSpec
 from tarneeb_env.view import PlayerView
 
 from .layouts import sample_layouts
-from .policy import PolicyAgent
 from .search_agent import CHUNK, SearchAgent
 
 DEFAULT_SAMPLES = 64  # layouts per hint (search's default): under 1 CPU s for a bid, about 0.3 for a card
 MAX_SAMPLES = 256  # the most an advice may ask for (a server bounds its cost by this)
 CONTRACT7 = 7  # tricks a side needs under auction: none
-_LOCK = threading.Lock()  # the cached search agents hold one random generator each
 
 
 # ----------------------------------------------------------------------------------------------- the answer
@@ -105,7 +102,8 @@ class Advice:
         if facts["strain_tricks"] is not None:
             facts["strain_tricks"] = {k: _round(v) for k, v in facts["strain_tricks"].items()}
         if facts["strain_make"] is not None:
-            facts["strain_make"] = {k: {str(b): _round(p) for b, p in v.items()} for k, v in facts["strain_make"].items()}
+            facts["strain_make"] = {k: {str(b): _round(p) for b, p in v.items()}
+                                    for k, v in facts["strain_make"].items()}
         return d
 
 
@@ -184,13 +182,20 @@ def replay(view: PlayerView, layout: list[int]) -> TarneebGame:
 
 # ------------------------------------------------------------------------------------------------- advice
 @functools.lru_cache(maxsize=16)
-def _network(spec: str, rules) -> PolicyAgent:
+def _network(spec: str, rules):
+    """The network agent of ``spec`` (a PolicyAgent: its ``actor`` decides every phase)."""
     import agents
 
     net = agents.load(spec, rules=rules)
-    if not isinstance(net, PolicyAgent) or not net.actor.every_phase:
+    actor = getattr(net, "actor", None)
+    if actor is None or not actor.every_phase:
         raise ValueError(f"explain needs a network that plays every phase, got {spec!r}")
     return net
+
+
+def network_for(rules: RulesSpec, spec: str = "ppo"):
+    """The network :func:`explain` asks for ``rules`` (cached); a ValueError that says why when there is none."""
+    return _network(spec, make_rules(rules))
 
 
 @functools.lru_cache(maxsize=16)
@@ -221,16 +226,17 @@ def explain(view: PlayerView, rules: RulesSpec = None, *, samples: int = 0, seed
     facts = table_facts(view)
     action = legal[own]
     if samples:
-        with _LOCK:
-            action = _search(view, rules, samples, seed, network, probs, own, cands, facts)
+        action = _search(view, rules, samples, seed, network, probs, own, cands, facts)
     order = sorted(range(len(legal)), key=lambda i: (-probs[i], legal[i]))
     return Advice(action, label(action), [cands[i] for i in order], facts, samples, seed, network)
 
 
 def _search(view, rules, samples, seed, network, probs, own, cands, facts) -> int:
     """Fill the candidates' roll-out numbers (and the strain facts of a team-auction bid); return search's
-    action. Runs under :data:`_LOCK` (the search agent's generator is shared)."""
-    search = _searcher(network, rules, samples)
+    action. Calls run in parallel: each seeds a copy of the cached agent (and of its policy, which its seeding
+    reseeds), sharing only the network, which is read."""
+    search = copy.copy(_searcher(network, rules, samples))
+    search.policy = copy.copy(search.policy)
     search.seed(seed)  # as a fresh SearchAgent(seed=seed) stands before its first decision
     picked = [i for i in range(len(probs)) if probs[i] >= search.min_prob or i == own]
     layouts = search._layouts(view)
@@ -301,21 +307,18 @@ def _roll_out(search: SearchAgent, view: PlayerView, layouts, scripts: list[list
     return points.reshape(-1, len(scripts)), goal.reshape(-1, len(scripts)), tricks.reshape(-1, len(scripts))
 
 
-def _outcome(rec: dict, seat: int, team: int) -> tuple[float, float]:
-    """(whether the seat's side reached its goal in the deal of ``rec``, NaN when thrown in; the side's tricks)."""
-    if rec["thrown_in"]:
+def _outcome(rec, seat: int, team: int) -> tuple[float, float]:
+    """(whether the seat's side reached its goal in the deal of ``rec``, a :class:`~tarneeb_env.record.HandRecord`,
+    NaN when thrown in; the side's tricks)."""
+    if rec.thrown_in:
         return np.nan, 0.0
-    rules = rec["rules"]
-    if rules["auction"] == "individual":
-        taken = rec["tricks_by_seat"][seat]
-        return float(taken >= rec["bids"][seat]), float(taken)
-    taken = rec["tricks_won"][team]
-    if rules["auction"] == "none":
+    if rec.rules["auction"] == "individual":
+        return float(rec.seat_made(seat)), float(rec.tricks_by_seat[seat])
+    taken = rec.tricks_won[team]
+    if rec.declarer is None:  # no auction: each side needs 7 tricks
         return float(taken >= CONTRACT7), float(taken)
-    declaring = rec["declarer"] & 1 == team
-    made = rec["tricks_won"][rec["declarer"] & 1] >= rec["bid"]
-    return float(made == declaring), float(taken)
+    return float(rec.made == (rec.declaring_team == team)), float(taken)
 
 
 __all__ = ["Advice", "Candidate", "DEFAULT_SAMPLES", "MAX_SAMPLES", "TableFacts", "explain", "label",
-           "observation_of", "replay", "table_facts"]
+           "network_for", "observation_of", "replay", "table_facts"]

@@ -49,7 +49,7 @@ def sample_layouts(view, played_mask: int, void, n: int, rng: np.random.Generato
     others = [s for s in range(4) if s != seat]
     allowed = [sum(1 << s for s in others if not void[s] >> q & 1) for q in range(4)]  # seat bits per suit
     constrained = any(a != allowed[0] for a in allowed)
-    subsets = [m for m in range(1, 16) if not m >> seat & 1]
+    subsets = [m for m in range(16) if not m >> seat & 1]  # m = 0: a suit no seat may hold
     out = []
     for _ in range(n):
         hands = list(fixed)

@@ -29,6 +29,8 @@ What it guarantees:
   of actions than it was given observations raises a ``RuntimeError`` naming
   the agent; :meth:`Seating.name` names the agent at a seat for the caller's
   own illegal-action errors.
+- **The end of a deal.** :meth:`Seating.deal_over` tells agents that want it (a ``deal_over(seat, record)``
+  method: the external engines) that a deal ended, with its record; callers that can, call it.
 - **Seeding and resets.** :meth:`Seating.start` begins a chunk of play: every
   distinct agent is seeded (``seed()``) from the seed of the first index that
   holds it, then ``reset()``; a chunk's play then depends only on those seeds.
@@ -232,6 +234,7 @@ class Seating:
         # the group of every seat at every table when that is one agent (a learner's vector env): act skips grouping
         only = np.unique(group[self.seat_agent])
         self._only = int(only[0]) if len(only) == 1 and only[0] != LEFT_TO_CALLER else None
+        self._told = [callable(getattr(a, "deal_over", None)) for a in self.agents]
 
     @property
     def reads_observation(self) -> bool:
@@ -268,6 +271,15 @@ class Seating:
             agent = self.agents[k]
             if callable(getattr(agent, "reset", None)):
                 agent.reset()
+
+    def deal_over(self, table: int, record: dict) -> None:
+        """A deal ended at ``table``: each seated agent with a ``deal_over(seat, record)`` method hears it, once
+        per seat it held (an external engine passes the public record on; see :mod:`agents.engine`)."""
+        if not any(self._told):
+            return
+        for seat, k in enumerate(self.seat_agent[table].tolist()):
+            if k >= 0 and self._told[k]:
+                self.agents[k].deal_over(seat, record)
 
     def act(self, tables: Sequence[int], seats: Sequence[int], engine: Tables) -> list:
         """Actions for ``tables`` (``seats[j]`` to act at ``tables[j]``), in that order: one call per agent."""

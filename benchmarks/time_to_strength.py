@@ -3,7 +3,7 @@
     python benchmarks/time_to_strength.py RUN [RUN ...]              # from the runs' TensorBoard evaluations
     python benchmarks/time_to_strength.py RUN --heldout [--deals 1000] [--checkpoints N] [--cache-dir DIR]
     python benchmarks/time_to_strength.py --chain LINK1 LINK2 A,B [--name NAME]  # a chain's links; A,B: siblings
-    ... [--opponent rule] [--levels 1.0 1.5 2.0] [--csv curves.csv]
+    ... [--opponent rule] [--levels 1.0 1.5 2.0] [--confirm 1] [--csv curves.csv]
 
 RUN is a run folder (``train.py --run-dir``) or its shipped logs (``checkpoints/*_logs``). Without ``--heldout``
 the figures come from the run's in-training evaluations (``eval/margin_vs_rule`` and its 95% interval, on the
@@ -15,7 +15,8 @@ source of every figure.
 
 A level counts as reached at the first evaluation whose 95% interval lies wholly at or above it (``interval``,
 the decided figure); the first whose point estimate reaches it (``point``) is printed too, as the earliest the
-run may have got there. Wall minutes: from the logs, the span of the event files' times (time between resumed
+run may have got there. Of many evaluations one clears a level by luck now and then: ``--confirm K`` counts a
+level only where K evaluations in a row reach it (dated at the first). Wall minutes: from the logs, the span of the event files' times (time between resumed
 sessions left out, evaluations included); with ``--heldout``, the trainer's own clock saved in each checkpoint.
 CPU minutes (the run's processes' CPU time, ``charts/cpu_seconds``) where the run recorded them. ``--csv`` adds
 every evaluation of every curve to a CSV (run, kind, decisions, minutes, run_minutes, cpu_minutes, margin, ci_lo,
@@ -49,8 +50,11 @@ def main(argv=None) -> int:
     p.add_argument("--chain", action="store_true", help="stitch the runs end to end as the links of one chain")
     p.add_argument("--name", default=None, help="the curve's name in the output and the CSV, for a chain or a "
                    "single run (default: chain; the run folder's name)")
-    p.add_argument("--opponent", default="rule", help="the evaluation opponent's tag (default rule)")
+    p.add_argument("--opponent", default="rule", help="the opponent (default rule): its tag in the logs (rule, "
+                   "default, ...), or with --heldout an agent spec (rule, checkpoints/default.pt, ...)")
     p.add_argument("--levels", type=float, nargs="+", default=list(LEVELS), help="margins to reach (1.0 1.5 2.0)")
+    p.add_argument("--confirm", type=int, default=1, help="a level counts at the first of this many evaluations in "
+                   "a row that reach it (default 1)")
     p.add_argument("--heldout", action="store_true", help="re-evaluate the kept iter_*.pt on the held-out deals")
     p.add_argument("--deals", type=int, default=1000, help="held-out deals per checkpoint (default 1000)")
     p.add_argument("--checkpoints", type=int, default=None, help="re-evaluate at most N checkpoints, evenly spaced")
@@ -64,6 +68,8 @@ def main(argv=None) -> int:
         p.error("--name names one curve: give one run, or --chain")
     if args.heldout and args.chain:
         p.error("--heldout re-evaluates one run's checkpoints: give the runs without --chain")
+    if args.confirm < 1:
+        p.error(f"--confirm {args.confirm}: give at least 1")
     if args.deals < 1:
         p.error(f"--deals {args.deals}: give at least 1")
     try:
@@ -75,7 +81,7 @@ def main(argv=None) -> int:
     if args.name:
         curves[0].name = args.name
     for curve in curves:
-        print(report(curve, args.levels))
+        print(report(curve, args.levels, args.confirm))
         print()
     if args.csv:
         _merge_csv(args.csv, [r for c in curves for r in to_rows(c)])

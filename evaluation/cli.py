@@ -189,6 +189,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except IllegalActionError as e:  # an agent broke the rules: its name, the action and the legal ones
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 1
+    except agents.EngineError as e:  # an external engine failed before a chunk was finished
+        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"evaluate.py: interrupted before a chunk of {DEALS_PER_BATCH} deals was finished; "
               "nothing to report", file=sys.stderr)
@@ -203,7 +206,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         _print_round_robin(console, rr, rules_note)
         payload = rr.to_dict()
-    if not rr.complete:
+    if rr.fault is not None:
+        played = (f"{rr.pairs[0].deals}" if len(args.agents) == 2
+                  else ", ".join(f"{m.agents[0]} vs {m.agents[1]} {m.deals}" for m in rr.pairs))
+        print(f"evaluate.py: error: {rr.fault} (the results above are over the deals finished before it: {played} "
+              f"of {args.deals})", file=sys.stderr)
+    elif not rr.complete:
         played = ", ".join(f"{m.agents[0]} vs {m.agents[1]} {m.deals}" for m in rr.pairs)
         print(f"evaluate.py: interrupted: the results above are over the deals finished ({played} of "
               f"{args.deals}), the same deals as a run with that --deals", file=sys.stderr)
@@ -215,7 +223,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for m in rr.pairs:
                 for rec in m.records:
                     f.write(json.dumps(rec) + "\n")
-    return 0 if rr.complete else 130
+    return 0 if rr.complete else 2 if rr.fault is not None else 130
 
 
 if __name__ == "__main__":

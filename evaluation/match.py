@@ -105,7 +105,8 @@ def load_agent(entry: AgentLike, rules=None, name: str = ""):
     except Exception as e:
         from agents.checkpoint import CheckpointError  # here, so that importing evaluation needs no torch
 
-        if isinstance(e, (agent_lib.AgentSpecError, agent_lib.RulesMismatchError, CheckpointError)):
+        if isinstance(e, (agent_lib.AgentSpecError, agent_lib.RulesMismatchError, CheckpointError,
+                          agent_lib.EngineError)):
             raise  # their one line names the spec or the file
         raise ValueError(f"cannot load agent {entry!r}: {type(e).__name__}: {e}") from None  # user code failing
 
@@ -130,7 +131,8 @@ def round_robin(
     loaded there. Every agent must be made for ``rules`` (see ``agents.load``): one
     trained for other rules is refused, unless its spec ends in ``?rules=any``.
     A KeyboardInterrupt after the first chunk returns what was finished, with
-    ``complete`` False (before it, the interrupt propagates). ``ci`` is the
+    ``complete`` False (before it, the interrupt propagates); so does an external engine's fault
+    (:class:`agents.EngineError`), its line kept as the result's ``fault``. ``ci`` is the
     margin intervals' method: ``normal`` or ``bootstrap`` (see :mod:`evaluation.stats`).
     """
     try:
@@ -161,6 +163,7 @@ def round_robin(
 
     bar = tqdm(total=len(pair_index) * (deals + games), file=sys.stderr, disable=not progress, unit="deal")
     results: list[_ChunkResult] = []
+    fault = None
     try:
         if workers == 1 or len(tasks) == 1:
             state = _state(loaded, names, rules, int(seed), records)
@@ -176,9 +179,10 @@ def round_robin(
             with ctx.Pool(pool_size, initializer=_init_worker, initargs=initargs) as pool:
                 for task, result in zip(tasks, pool.imap(_run_task_in_worker, tasks)):
                     _finished(result, results, _ChunkBar(bar, task[5] - task[4]), len(pair_index) == 1)
-    except KeyboardInterrupt:
-        # Ctrl-C in an hour-long evaluation keeps the chunks already played: they are a prefix of the tasks,
-        # so each pair's finished deals are exactly what a shorter --deals run of the same seed plays
+    except (KeyboardInterrupt, agent_lib.EngineError) as e:
+        fault = str(e) if isinstance(e, agent_lib.EngineError) else None
+        # Ctrl-C (or an engine's fault) in an hour-long evaluation keeps the chunks already played: they are a
+        # prefix of the tasks, so each pair's finished deals are exactly what a shorter --deals run of the same seed plays
         if not any(t[0] == _DEALS for t in tasks[: len(results)]):
             raise
     finally:
@@ -209,7 +213,7 @@ def round_robin(
             )
         )
     ratings = fit_ratings(names, [(m.agents[0], m.agents[1], m.margin) for m in matches])
-    return RoundRobinResult(names, matches, ratings, complete)
+    return RoundRobinResult(names, matches, ratings, complete, fault)
 
 
 class _ChunkBar:

@@ -5,7 +5,7 @@ from typing import Optional
 
 from .deals import DEAL_SETS
 from .results import MatchResult, RoundRobinResult
-from .stats import CI_METHODS, GAMES_CI_METHOD, P_STRONGER_METHODS, RATING_METHOD, STAT_DOCS
+from .stats import CI_METHODS, GAMES_CI_METHOD, P_STRONGER_METHODS, RATING_METHOD, STAT_DOCS, wilson_ci95
 
 _P_SHOWN = 1e-4  # probabilities closer than this to 0 or 1 print as "< 0.0001" / "> 0.9999"
 
@@ -41,7 +41,7 @@ def _stats_table(title: str, stats: dict[str, dict]):
     table = Table(title=title)
     table.add_column("statistic")
     for name in stats:
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", overflow="fold")  # a long name folds; rich would cut it
     for key in STAT_DOCS:
         cells = []
         for s in stats.values():
@@ -88,9 +88,9 @@ def _print_round_robin(console, rr: RoundRobinResult, rules_note: str = "") -> N
     title = (f"round robin: margin of row vs column, {first.deals} duplicate deals, {_rules_named(first, rules_note)}, "
              f"{_deals_named(first)}")
     cross = Table(title=title)
-    cross.add_column("")
+    cross.add_column("", overflow="fold")  # long names (runs/NAME/latest.pt) fold onto more lines, never cut
     for name in rr.agents:
-        cross.add_column(name, justify="right")
+        cross.add_column(name, justify="right", overflow="fold")
     by_pair = {m.agents: m for m in rr.pairs}
     for row in rr.agents:
         cells = []
@@ -104,16 +104,18 @@ def _print_round_robin(console, rr: RoundRobinResult, rules_note: str = "") -> N
             text = f"{sign * m.margin:+.2f}{half}"
             if m.games_played:
                 wins = m.a_won if sign == 1 else m.b_won
-                text += f"\n{100.0 * wins / m.games_played:.0f}% of games"
+                lo, hi = wilson_ci95(wins, m.games_played)
+                text += f"\n{100.0 * wins / m.games_played:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}] of games"
             cells.append(text)
         cross.add_row(row, *cells)
     console.print(cross)
     ratings = Table(title="ratings")
-    ratings.add_column("agent")
+    ratings.add_column("agent", overflow="fold")
     ratings.add_column("rating (points per deal)", justify="right")
     for name, r in sorted(rr.ratings.items(), key=lambda kv: -kv[1]):
         ratings.add_row(name, f"{r:+.2f}")
     console.print(ratings)
+    games = f"; games won: {GAMES_CI_METHOD}" if first.games_played else ""
     console.print(f"ratings: {RATING_METHOD}; margin intervals (±, 95%) over {first.deals} deals per pair: "
-                  f"{CI_METHODS[first.ci]}")
+                  f"{CI_METHODS[first.ci]}{games}")
     console.print(_stats_table("per-agent statistics (all pairs)", rr.to_dict()["stats"]))

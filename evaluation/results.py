@@ -108,6 +108,7 @@ class RoundRobinResult:
     pairs: list[MatchResult]
     ratings: dict[str, float] = field(default_factory=dict)
     complete: bool = True
+    fault: Optional[str] = None  # the line of the external engine whose fault ended the run early
 
     def agent_stats(self) -> dict[str, AgentStats]:
         """Counters summed over all of each agent's pairs."""

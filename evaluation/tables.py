@@ -76,6 +76,7 @@ def play_lockstep(tables: list[_Table], seating: Seating, progress: Optional[Cal
             except IllegalActionError as e:
                 raise IllegalActionError(f"agent {seating.name(i, seat)!r}: {e}") from None
             if result is not None:
+                seating.deal_over(i, result.record)
                 t.finish_deal(result)
         active = [i for i in active if not tables[i].done]
         if progress is not None:

@@ -109,6 +109,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return _error(f"--partner/--opponents: {e}")
     try:
         return game.run()
+    except agents.EngineError as e:  # an external engine at the table failed: its line, no traceback
+        return _error(str(e))
     except KeyboardInterrupt:
         console.print("\nYou left the game.")
         return 130

@@ -125,6 +125,7 @@ class TerminalGame:
             self.console.print(Text(f"Trick {len(plays) // 4}: ").append_text(self.screen.trick_line(trick, winner))
                                .append(f"   (Us {tricks[0]} {self.glyphs.dot} Them {tricks[1]})"))
         if record:
+            self.seating.deal_over(0, record)
             self._end_of_hand(record)
             if not (env.terminations[agent] or env.truncations[agent]):
                 self._new_deal()

@@ -269,17 +269,17 @@ class BatchEnv:
         for k, i in enumerate(games.tolist()):
             r = rows[k]
             declared = r[DECLARER] >= 0
-            out.append((i, HandRecord(
-                dealer=r[DEALER], deal=dealt[k], exposed_card=r[EXPOSED] if r[EXPOSED] >= 0 else None,
-                auction=auctions[k][: r[AUC_LEN]], declarer=r[DECLARER] if declared else None,
-                bid=r[BID] if declared else None, bids=r[BIDS0 : BIDS0 + 4],
-                trump=r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, plays=plays[k][: r[NPLAYED]],
-                trick_winners=winners[k][: r[NPLAYED] // 4], tricks_won=r[TEAM_TRICKS0 : TEAM_TRICKS0 + 2],
-                tricks_by_seat=r[SEAT_TRICKS0 : SEAT_TRICKS0 + 4], score_delta=r[DELTA0 : DELTA0 + 2],
-                seat_score_delta=r[SEAT_DELTA0 : SEAT_DELTA0 + 4], scores=r[SCORE0 : SCORE0 + 2],
-                seat_scores=r[SEAT_SCORE0 : SEAT_SCORE0 + 4], thrown_in=bool(r[THROWN_IN]),
-                rules=dict(self._rules_dict),
-            )))
+            out.append((i, HandRecord.of({
+                "dealer": r[DEALER], "deal": dealt[k], "exposed_card": r[EXPOSED] if r[EXPOSED] >= 0 else None,
+                "auction": auctions[k][: r[AUC_LEN]], "declarer": r[DECLARER] if declared else None,
+                "bid": r[BID] if declared else None, "bids": r[BIDS0 : BIDS0 + 4],
+                "trump": r[TRUMP_SUIT] if r[TRUMP_SUIT] >= 0 else None, "plays": plays[k][: r[NPLAYED]],
+                "trick_winners": winners[k][: r[NPLAYED] // 4], "tricks_won": r[TEAM_TRICKS0 : TEAM_TRICKS0 + 2],
+                "tricks_by_seat": r[SEAT_TRICKS0 : SEAT_TRICKS0 + 4], "score_delta": r[DELTA0 : DELTA0 + 2],
+                "seat_score_delta": r[SEAT_DELTA0 : SEAT_DELTA0 + 4], "scores": r[SCORE0 : SCORE0 + 2],
+                "seat_scores": r[SEAT_SCORE0 : SEAT_SCORE0 + 4], "thrown_in": bool(r[THROWN_IN]),
+                "rules": dict(self._rules_dict),
+            })))
         return out
 
     # ---------------------------------------------------------- observations

@@ -16,7 +16,7 @@ class stores what those return and tells the writer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -309,15 +309,15 @@ class TarneebGame:
 
     def hand_record(self, delta, seat_delta, thrown_in: bool) -> HandRecord:
         """The record of the deal that just ended."""
-        return HandRecord(
-            dealer=self.dealer, deal=[list(cards_of(h)) for h in self.deal], exposed_card=self.exposed_card,
-            auction=[[s, a] for s, a in self.auction], declarer=self.declarer, bid=self.bid, bids=list(self.bids),
-            trump=self.trump, plays=[[s, c] for s, c in self.played], trick_winners=list(self.trick_winners),
-            tricks_won=list(self.tricks_won), tricks_by_seat=list(self.tricks_by_seat),
-            score_delta=[int(d) for d in delta], seat_score_delta=[int(d) for d in seat_delta],
-            scores=list(self.scores), seat_scores=list(self.seat_scores), thrown_in=thrown_in,
-            rules=self.rules.to_dict(),
-        )
+        return HandRecord.of({
+            "dealer": self.dealer, "deal": [list(cards_of(h)) for h in self.deal], "exposed_card": self.exposed_card,
+            "auction": [[s, a] for s, a in self.auction], "declarer": self.declarer, "bid": self.bid,
+            "bids": list(self.bids), "trump": self.trump, "plays": [[s, c] for s, c in self.played],
+            "trick_winners": list(self.trick_winners), "tricks_won": list(self.tricks_won),
+            "tricks_by_seat": list(self.tricks_by_seat), "score_delta": [int(d) for d in delta],
+            "seat_score_delta": [int(d) for d in seat_delta], "scores": list(self.scores),
+            "seat_scores": list(self.seat_scores), "thrown_in": thrown_in, "rules": self.rules.to_dict(),
+        })
 
 
 def _safe_action_str(action) -> str:

@@ -71,15 +71,28 @@ class HandRecord:
         d = self.score_delta
         return f"{head} · team 0 {d[0]:+d}, team 1 {d[1]:+d}"
 
+    @classmethod
+    def of(cls, fields: dict[str, Any]) -> "HandRecord":
+        """The record of ``fields``, every field by name in the order above (the record takes the dict over).
+
+        How the engines build it at the end of every deal: a dict literal and one ``__dict__`` update instead of
+        the frozen dataclass's keyword ``__init__``, which took about six times as long (15 against 2.5 µs, on a
+        shared, loaded 2-core machine) on the batch engine's per-hand path. The record stays frozen and equal as
+        a dataclass."""
+        record = _new(cls)
+        record.__dict__.update(fields)
+        return record
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the fields by name, in order (the same dict the record was before it was typed)."""
-        return {name: getattr(self, name) for name in FIELDS}
+        return dict(self.__dict__)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "HandRecord":
         """The record of a :meth:`to_dict` dict (a saved hand's line may hold more keys, which are left aside);
         a ``KeyError`` names a missing field."""
-        return cls(**{name: data[name] for name in FIELDS})
+        return cls.of({name: data[name] for name in FIELDS})
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(HandRecord))
+_new = object.__new__

@@ -1,5 +1,6 @@
 """evaluate.py without --rules plays under the rules the first checkpoint records, and says so in the report's
-header; a checkpoint trained for other rules than --rules is refused naming --rules PRESET first."""
+header; a checkpoint trained for other rules than --rules is refused naming --rules PRESET first; the round robin's
+table folds long names and gives game win rates their intervals."""
 from __future__ import annotations
 
 import json
@@ -57,3 +58,39 @@ def test_a_misspelled_preset_gets_the_closest_one(capsys):
     assert cli.main(["random", "rule", "--rules", "syrain41"]) == 2
     err = capsys.readouterr().err
     assert "--rules: unknown rules preset 'syrain41' (did you mean 'syrian41'?)" in err
+
+
+def test_round_robin_columns_fold_long_names_and_games_have_wilson_intervals(tmp_path):
+    """At 80 columns three long names fit only folded: every character of each stays in the table (rich would cut
+    them with an ellipsis), and each game percentage has its Wilson interval."""
+    import io
+
+    from rich.console import Console
+
+    import evaluation
+    from evaluation.report import _print_round_robin
+    from evaluation.stats import wilson_ci95
+
+    long_names = [f"runs/a_rather_long_run_name_{k}/latest.pt" for k in range(2)]
+
+    import agents
+
+    entries = []
+    for name in long_names:
+        a = agents.load("random", seed=1)
+        a.name = name
+        entries.append(a)
+    entries.append("rule")
+    rr = evaluation.round_robin(entries, deals=4, seed=0, games=2)
+    out = io.StringIO()
+    _print_round_robin(Console(file=out, width=80), rr)
+    text = out.getvalue()
+    assert "…" not in text
+    for name in long_names:  # folded: its start and its end both show
+        assert name[:15] in text and name[-12:] in text
+    wide = io.StringIO()
+    _print_round_robin(Console(file=wide, width=250), rr)
+    m = rr.pairs[0]
+    lo, hi = wilson_ci95(m.a_won, m.games_played)
+    assert f"{100.0 * m.a_won / m.games_played:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}] of games" in wide.getvalue()
+    assert "games won: Wilson score interval, 95%" in " ".join(text.split())

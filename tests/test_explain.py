@@ -2,16 +2,18 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pytest
 
 import agents
 from agents import SearchAgent
-from agents.explain import CONTRACT7, explain, label, observation_of, table_facts
+from agents.explain import CONTRACT7, _outcome, explain, label, observation_of, table_facts
 from tarneeb_env import PASS, TarneebGame, bid_action, make_rules, trump_action
 from tarneeb_env.cards import SUIT_LETTERS
 from tarneeb_env.observation import ObservationWriter
+from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
 
 C, D, H, S = 0, 1, 2, 3
@@ -88,7 +90,8 @@ def test_advice_is_deterministic_for_a_seed_and_json_able():
 
 
 def test_a_team_auction_bid_gets_tricks_and_make_chances_per_strain():
-    view = next(v for v, _ in played_deal("classic", seed=1) if v.phase == "bidding" and bid_action(13) in v.legal_actions)
+    view = next(v for v, _ in played_deal("classic", seed=1)
+                if v.phase == "bidding" and bid_action(13) in v.legal_actions)
     facts = explain(view, samples=8, seed=0).facts
     assert set(facts.strain_tricks) == set(SUIT_LETTERS)
     assert all(0 <= t <= 13 for t in facts.strain_tricks.values())
@@ -164,3 +167,42 @@ def test_labels_and_refusals():
         explain(make_view(game, 3), samples=-1)
     with pytest.raises(ValueError, match="differ"):
         explain(make_view(game, 3), "syrian41")
+
+
+def record(rules: str, **fields) -> HandRecord:
+    base = dict(dealer=0, deal=[], exposed_card=None, auction=[], declarer=None, bid=None, bids=[0, 0, 0, 0],
+                trump=2, plays=[], trick_winners=[], tricks_won=[0, 0], tricks_by_seat=[0, 0, 0, 0],
+                score_delta=[0, 0], seat_score_delta=[0, 0, 0, 0], scores=[0, 0], seat_scores=[0, 0, 0, 0],
+                thrown_in=False, rules=make_rules(rules).to_dict())
+    return HandRecord(**{**base, **fields})
+
+
+def test_the_goal_of_each_side_under_each_kind_of_auction():
+    made = record("classic", declarer=2, bid=8, tricks_won=[8, 5])
+    assert _outcome(made, 0, 0) == (1.0, 8.0) and _outcome(made, 1, 1) == (0.0, 5.0)  # made; not set
+    down = record("classic", declarer=1, bid=9, tricks_won=[5, 8])
+    assert _outcome(down, 3, 1) == (0.0, 8.0) and _outcome(down, 2, 0) == (1.0, 5.0)  # down one; set
+    thrown = _outcome(record("classic", thrown_in=True), 0, 0)
+    assert np.isnan(thrown[0])
+    individual = record("syrian41", bids=[4, 3, 2, 5], tricks_by_seat=[3, 3, 2, 5], tricks_won=[5, 8])
+    assert [_outcome(individual, s, s & 1) for s in range(4)] == [(0.0, 3.0), (1.0, 3.0), (1.0, 2.0), (1.0, 5.0)]
+    open_play = record("trump_by_card", tricks_won=[7, 6])
+    assert _outcome(open_play, 0, 0) == (1.0, 7.0) and _outcome(open_play, 1, 1) == (0.0, 6.0)
+
+
+def test_calls_in_parallel_answer_as_calls_one_after_another():
+    views = [v for v, _ in played_deal("classic", seed=7) if v.phase == "play" and len(v.legal_actions) > 1][:4]
+    alone = [explain(v, samples=8, seed=k).to_dict() for k, v in enumerate(views)]
+    together = [None] * len(views)
+    start = threading.Barrier(len(views))
+
+    def ask(k):
+        start.wait()
+        together[k] = explain(views[k], samples=8, seed=k).to_dict()
+
+    workers = [threading.Thread(target=ask, args=(k,)) for k in range(len(views))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert together == alone

@@ -8,6 +8,9 @@ action probabilities must be exactly equal (same process, same batch shape). The
 ``model.policy_logits``, the path a table uses, so the trump relabelling (``canonical_trump``) and the
 ``contract7`` view are inside what is tested. A positive control writes one hidden card into the observation;
 the same comparison must then find differences, so the test is shown to be able to fail.
+
+The engine protocol's host side (``engine:`` agents, docs/engine-protocol.md) is held to the same test: the
+messages an external engine is sent for a seat must not change when the cards that seat cannot see move.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import torch
 
 import agents
 from agents.checkpoint import checkpoint_rules, load_checkpoint
-from tarneeb_env import raw_env
+from tarneeb_env import PRESETS, raw_env
 from tarneeb_env.cards import cards_of
 from tarneeb_env.observation import OFFSETS
 from scripted import replay
@@ -171,3 +174,108 @@ def test_the_leak_test_fails_when_a_hidden_card_is_written_into_the_observation(
     n, moved, differed, _ = compare(path, CONTROL_DEALS, observe=_leaky_observation)
     assert moved >= MIN_MOVED_SHARE * n, (path, n, moved)
     assert differed >= LEAK_FOUND_SHARE * moved, (path, moved, differed)
+
+
+# ---- the engine protocol's host side (agents.engine): what an external engine is sent -------------------------------
+# The host writes a seat's messages from that seat's view, and at the end of a deal from its record (the only
+# input that holds hidden cards: a thrown-in deal's hands). At every decision of every seat, and at every deal's
+# end, the unseen cards are moved as above; the messages must be byte for byte the same. The positive control
+# sends the record whole: the same comparison must then find the thrown-in deals' hands.
+ENGINE_DEALS = 3  # played deals per preset (thrown-in deals come on top)
+
+
+def _host_game(rules, deal, dealer, exposed, actions):
+    from tarneeb_env.game import TarneebGame
+
+    game = TarneebGame(rules, np.random.default_rng(0))
+    game.new_game(dealer)
+    game.start_deal([list(h) for h in deal], exposed)
+    result = None
+    for a in actions:
+        result = game.apply(a)
+    return game, result
+
+
+def _sent(rules, deal, dealer, exposed, actions, seat, leaky=False) -> list[str]:
+    """The JSON lines the host sends ``seat`` by this point: its deal's events and, on its turn, the act request;
+    once the deal is over, the rest of it and the end with its record."""
+    import json
+
+    from agents.engine import HostDeals
+    from tarneeb_env.view import make_view
+
+    host = HostDeals()
+    start, _ = _host_game(rules, deal, dealer, exposed, [])
+    d, msgs = host.catch_up(make_view(start, seat), set())
+    game, result = _host_game(rules, deal, dealer, exposed, actions)
+    if result is not None:
+        record = result.record
+        if leaky:
+            record = {**record, "thrown_in": False}  # the control: the record passed on whole
+        msgs += host.finish(seat, record)
+    else:
+        view = make_view(game, seat)
+        msgs += host.catch_up(view, set())[1]
+        if view.to_act == seat:
+            msgs.append(host.act(d.id, view, 0))
+    return [json.dumps(m, sort_keys=True) for m in msgs]
+
+
+def _engine_points(rules, seed: int):
+    """(deal, dealer, exposed, actions) at every decision and at every deal's end of ``rule`` playing itself,
+    until ``ENGINE_DEALS`` deals were played (and, where the rules throw deals in, at least one was)."""
+    rule = agents.load("rule", rules=rules, seed=seed)
+    points, played, thrown, k = [], 0, 0, 0
+    while played < ENGINE_DEALS or (rules.auction != "none" and thrown == 0 and k < 200):
+        e = raw_env(rules=rules)
+        e.reset(seed=seed + k, options={"dealer": k % 4})
+        k += 1
+        deal, dealer, exposed = [list(cards_of(h)) for h in e.game.deal], e.game.dealer, e.game.exposed_card
+        actions, mine = [], []
+        while e.game.deals == 1 and not any(e.terminations.values()):
+            mine.append((deal, dealer, exposed, list(actions)))
+            agent = e.agent_selection
+            actions.append(rule.act(e.observe(agent), e.view(agent)))
+            e.step(actions[-1])
+        mine.append((deal, dealer, exposed, list(actions)))  # the end
+        if len(actions) < 52:
+            thrown += 1
+            points += mine
+        elif played < ENGINE_DEALS:  # played deals beyond these (while a throw-in is looked for) are not checked
+            played += 1
+            points += mine
+    return points, thrown
+
+
+def _engine_compare(rules, leaky: bool, seed: int = 48):
+    """(points x seats moved, of them those whose messages differed, thrown-in deals met); the control looks at
+    the thrown-in deals' ends only, where the record holds hands no seat saw."""
+    rng = np.random.default_rng(seed)
+    points, thrown = _engine_points(rules, seed)
+    if leaky:
+        points = [p for k, p in enumerate(points) if k + 1 == len(points) or points[k + 1][3] == []]
+        points = [p for p in points if 0 < len(p[3]) < 52]
+    moved = differed = 0
+    for deal, dealer, exposed, actions in points:
+        game, _ = _host_game(rules, deal, dealer, exposed, actions)
+        for seat in range(4):
+            base = _sent(rules, deal, dealer, exposed, actions, seat, leaky)
+            tries = (moved_deal(game, seat, rng) for _ in range(MOVES))
+            changed = [d for d in tries if d is not None and any(sorted(a) != sorted(b) for a, b in zip(d, deal))]
+            moved += bool(changed)
+            differed += any(_sent(rules, d, dealer, exposed, actions, seat, leaky) != base for d in changed)
+    return moved, differed, thrown
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_engine_protocol_host_sends_nothing_a_seat_cannot_see(preset):
+    moved, differed, thrown = _engine_compare(PRESETS[preset], leaky=False)
+    assert moved > 0
+    assert differed == 0, f"{preset}: the messages changed at {differed} of {moved} points when unseen cards moved"
+    assert thrown > 0 or PRESETS[preset].auction == "none"  # the record's hidden hands were on the path
+
+
+@pytest.mark.parametrize("preset", ["classic", "syrian41"])
+def test_the_engine_leak_test_fails_when_the_record_is_passed_on_whole(preset):
+    moved, differed, thrown = _engine_compare(PRESETS[preset], leaky=True)
+    assert thrown > 0 and differed >= thrown  # each thrown-in deal's end, at each seat, at least

@@ -79,13 +79,13 @@ def test_both_engines_report_a_hand_record():
     result = None
     while result is None:
         result = game.apply(int(rng.choice(game.legal_actions())))
-    assert isinstance(result.record, HandRecord)
+    assert isinstance(result.record, HandRecord) and list(vars(result.record)) == list(FIELDS)
     env = BatchEnv(4, seed=2)
     _, mask, _ = env.reset()
     records = []
     while not records:
         _, mask, _, _, _, records = env.step(random_legal_actions(mask, rng))
-    assert all(isinstance(r, HandRecord) for _, r in records)
+    assert all(isinstance(r, HandRecord) and list(vars(r)) == list(FIELDS) for _, r in records)
 
 
 def test_both_engines_set_every_field_of_a_view():

@@ -252,7 +252,7 @@ def test_a_training_run_records_its_cpu_time_and_reads_back(tmp_path):
     sets = ["env.num_games=8", "env.rollout_steps=80", "model.hidden=[16]", "ppo.minibatch_size=256",
             "pretrain.decisions=640", "pretrain.steps=80", "pretrain.minibatch_size=128", "budget.iterations=2",
             "budget.minutes=null", "eval.interval=1", "eval.deals=4", "eval.opponents=[rule]",
-            "eval.ladder_deals=0", "rollout.backend=local"]
+            "eval.ladder_deals=0", "rollout.backend=local", "checkpoint.interval=1"]
     argv = ["--config", "configs/smoke.yaml", "--run-dir", str(run_dir), "--no-progress"]
     assert train.main(argv + [a for s in sets for a in ("--set", s)]) == 0
     curve = read_logs(str(run_dir))
@@ -263,3 +263,22 @@ def test_a_training_run_records_its_cpu_time_and_reads_back(tmp_path):
     assert curve.cpu_minutes == pytest.approx(saved / 60, rel=1e-5)  # float32 in the event file
     # the learner's CPU time from the run's start: at least the iterations' own work, at most all the time there was
     assert 0 < saved <= os.cpu_count() * load_checkpoint(str(run_dir / "latest.pt"))["counters"]["seconds"] + 1
+    # the held-out mode reads the same clocks from the kept checkpoints
+    held = heldout_curve(str(run_dir), deals=4)
+    assert [p.decisions for p in held.points] == [640, 1280]
+    assert held.points[-1].cpu_minutes == pytest.approx(saved / 60, abs=1e-3)  # kept to 3 decimals in the cache
+    assert held.points[0].cpu_minutes < held.points[1].cpu_minutes
+
+
+def test_confirm_asks_the_next_evaluations_to_agree():
+    # a lucky evaluation at 20 (interval from 1.02) between two that do not clear +1.0, then two in a row that do
+    points = [Point(10, 1.0, 0.9, 0.6, 1.2), Point(20, 2.0, 1.4, 1.02, 1.8), Point(30, 3.0, 1.1, 0.8, 1.4),
+              Point(40, 4.0, 1.5, 1.1, 1.9), Point(50, 5.0, 1.6, 1.2, 2.0)]
+    decisions = lambda found: {k: p and p.decisions for k, p in found.items()}  # noqa: E731
+    assert decisions(crossings(points, [1.0, 1.5])) == {1.0: 20, 1.5: None}
+    assert decisions(crossings(points, [1.0, 1.5], confirm=2)) == {1.0: 40, 1.5: None}
+    assert decisions(crossings(points, [1.0], confirm=3)) == {1.0: None}
+    assert decisions(crossings(points, [1.5], "point", confirm=2)) == {1.5: 40}
+    with pytest.raises(ValueError, match="confirm 0: give at least 1"):
+        crossings(points, confirm=0)
+    assert "; each followed by 1 more that do" in report(Curve("r", "s", points, 50, 5.0), confirm=2)

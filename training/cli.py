@@ -167,14 +167,15 @@ def main(argv=None) -> int:
                 yaml.YAMLError) as e:
             print(f"train.py: error: {e}", file=sys.stderr)
             return 2
-        say_if_compiling()
         if args.resume:
             stopped = trainer.finished()
             if stopped:
+                trainer.close()
                 print(f"{args.resume} is finished: it reached {stopped} ({trainer.position()}); to train on, "
                       f"extend it: python train.py --resume {args.resume} {trainer.extend_hint(stopped)}")
                 return 0
             print(f"resuming {args.resume} {trainer.position()}", flush=True)
+        say_if_compiling()
         try:
             summary = trainer.run()
         except KeyboardInterrupt:

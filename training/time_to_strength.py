@@ -53,7 +53,7 @@ class Point:
     margin: float
     lo: float
     hi: float
-    run_minutes: Optional[float] = None
+    run_minutes: Optional[float] = None  # None: the same as minutes
     cpu_minutes: Optional[float] = None
 
     def reached(self, level: float, rule: str) -> bool:
@@ -78,13 +78,22 @@ class TimeToStrengthError(ValueError):
     """A run folder without what the figure needs; the message says what to do."""
 
 
-def crossings(points: Sequence[Point], levels: Iterable[float] = LEVELS, rule: str = "interval"
+def crossings(points: Sequence[Point], levels: Iterable[float] = LEVELS, rule: str = "interval", confirm: int = 1
               ) -> dict[float, Optional[Point]]:
     """The first point that reaches each level under ``rule`` (``interval``: its 95% interval's lower end at or
-    above the level; ``point``: its margin), or None where no point does."""
+    above the level; ``point``: its margin) and is followed by ``confirm - 1`` more that do, or None.
+
+    Of many evaluations one clears a level by luck more often than one in 40: ``confirm`` 2 or 3 asks the
+    evaluations after it to agree (the crossing is still dated at the first of them)."""
     if rule not in RULES:
         raise ValueError(f"crossing rule {rule!r}: use one of {', '.join(RULES)}")
-    return {level: next((p for p in points if p.reached(level, rule)), None) for level in levels}
+    if confirm < 1:
+        raise ValueError(f"confirm {confirm}: give at least 1 (the evaluations that must reach the level in a row)")
+    out = {}
+    for level in levels:
+        hits = [p.reached(level, rule) for p in points]
+        out[level] = next((points[i] for i in range(len(points) - confirm + 1) if all(hits[i:i + confirm])), None)
+    return out
 
 
 # ------------------------------------------------------------------ TensorBoard logs
@@ -107,8 +116,10 @@ def _read_events(path: str) -> tuple[Optional[float], list[tuple[float, int, str
             kind = v.WhichOneof("value")
             if kind == "simple_value":
                 rows.append((ev.wall_time, ev.step, v.tag, float(v.simple_value)))
-            elif kind == "tensor":
-                rows.append((ev.wall_time, ev.step, v.tag, float(tensor_util.make_ndarray(v.tensor))))
+            elif kind == "tensor":  # a scalar as a tensor; text summaries (the league's table) are skipped
+                value = tensor_util.make_ndarray(v.tensor)
+                if value.shape == () and value.dtype.kind in "fiu":
+                    rows.append((ev.wall_time, ev.step, v.tag, float(value)))
     return start, rows
 
 
@@ -235,7 +246,8 @@ def heldout_curve(run_dir: str, opponent: str = "rule", deals: int = 1000, limit
             lo, hi = m.summary.ci95
             row = {"checkpoint": name, "iteration": c["iteration"], "decisions": c["decisions"],
                    "minutes": f"{c['seconds'] / 60:.3f}",
-                   "cpu_minutes": f"{c['cpu_seconds'] / 60:.3f}" if "cpu_seconds" in c else "", "opponent": opponent, "seed": seed, "deals": deals,
+                   "cpu_minutes": f"{c['cpu_seconds'] / 60:.3f}" if "cpu_seconds" in c else "",  # older runs: none
+                   "opponent": opponent, "seed": seed, "deals": deals,
                    "margin": f"{m.margin:.4f}", "ci_lo": f"{lo:.4f}", "ci_hi": f"{hi:.4f}"}
             rows[(name, opponent, seed, deals)] = {k: str(v) for k, v in row.items()}
             _write_cache(cache, rows)
@@ -289,8 +301,8 @@ def _add(a: Optional[float], b: Optional[float]) -> Optional[float]:
 
 
 # ------------------------------------------------------------------ report
-def report(curve: Curve, levels: Iterable[float] = LEVELS) -> str:
-    """The crossings of ``curve`` under both rules, as a text table."""
+def report(curve: Curve, levels: Iterable[float] = LEVELS, confirm: int = 1) -> str:
+    """The crossings of ``curve`` under both rules (``confirm`` evaluations in a row), as a text table."""
     levels = list(levels)
     cpu = "not recorded" if curve.cpu_minutes is None else f"{curve.cpu_minutes:,.1f}"
     lines = [f"{curve.name}: {curve.source}",
@@ -299,24 +311,26 @@ def report(curve: Curve, levels: Iterable[float] = LEVELS) -> str:
              + (f" ({curve.run_minutes:,.1f} run minutes)" if curve.run_minutes is not None else "")
              + f", CPU minutes {cpu}",
              "  crossing: 'interval' = the first evaluation whose 95% interval lies at or above the level (decided); "
-             "'point' = the first whose margin does (earliest, noisy)",
+             "'point' = the first whose margin does (earliest, noisy)"
+             + (f"; each followed by {confirm - 1} more that do" if confirm > 1 else ""),
              f"  {'level':>6}  {'rule':>8}  {'PPO decisions':>13}  {'wall min':>8}  {'run min':>8}  {'CPU min':>8}  "
              "margin [95% interval]"]
     for rule in RULES:
-        for level, p in crossings(curve.points, levels, rule).items():
+        for level, p in crossings(curve.points, levels, rule, confirm).items():
             if p is None:
                 lines.append(f"  {level:+6.1f}  {rule:>8}  {'not reached':>13}")
             else:
                 cpu = "-" if p.cpu_minutes is None else f"{p.cpu_minutes:.1f}"
                 lines.append(f"  {level:+6.1f}  {rule:>8}  {p.decisions / 1e6:12.1f}M  {p.minutes:8.1f}  "
-                             f"{p.run_minutes:8.1f}  {cpu:>8}  {p.margin:+.2f} [{p.lo:+.2f}, {p.hi:+.2f}]")
+                             f"{p.run_minutes or p.minutes:8.1f}  {cpu:>8}  {p.margin:+.2f} [{p.lo:+.2f}, "
+                             f"{p.hi:+.2f}]")
     return "\n".join(lines)
 
 
 def to_rows(curve: Curve) -> list[dict]:
     """The curve as CSV/DataFrame rows (one per evaluation), named by the run; ``cpu_minutes`` empty where none."""
     return [{"run": curve.name, "kind": curve.kind, "decisions": p.decisions, "minutes": round(p.minutes, 3),
-             "run_minutes": round(p.run_minutes, 3),
+             "run_minutes": round(p.run_minutes or p.minutes, 3),
              "cpu_minutes": "" if p.cpu_minutes is None else round(p.cpu_minutes, 3),
              "margin": p.margin, "ci_lo": p.lo, "ci_hi": p.hi}
             for p in curve.points]
