@@ -2,9 +2,9 @@
 
 ``agents.load(spec, rules=None, **options)`` accepts:
 
-- a built-in name: ``random``, ``rule``, ``expert``, ``search`` (the shipped network searching over the
-  unseen cards, :mod:`agents.search_agent`), or ``ppo``: the shipped trained agent for the rules in play (see
-  :mod:`agents.shipped`; an error when none is trained for them). A built-in name may carry its settings as a
+- a built-in name: ``random``, ``casual`` (``rule`` with a share of careless cards), ``rule``, ``expert``,
+  ``search`` (the shipped network searching over the unseen cards, :mod:`agents.search_agent`), or ``ppo``:
+  the shipped trained agent for the rules in play (see :mod:`agents.shipped`; an error when none is trained for them). A built-in name may carry its settings as a
   query, ``search?samples=8&rollout=dds``: each value is read as the type of the setting's default (an int,
   a number, ``true``/``false``, or text), and a setting the agent does not have is an error naming those it has;
 - a checkpoint path ending in ``.pt`` (written by ``train.py``);
@@ -33,6 +33,7 @@ from tarneeb_env import make_rules
 from tarneeb_env.rules import RulesSpec
 
 from .base import Agent
+from .casual_agent import CasualAgent
 from .engine import EngineAgent, EngineError, is_engine_spec, load_engine
 from .expert_agent import ExpertAgent
 from .random_agent import RandomAgent
@@ -42,8 +43,8 @@ from .rules_check import ANY_RULES, RulesMismatchError, RulesOverrideWarning, ch
 # name -> "module:Class" in this package, imported when first asked for: ``search`` loads torch, which ``import
 # agents`` and the torch-free agents (``rule`` opponents of the vector env) do not
 BUILTINS: dict[str, str] = {
-    "random": "random_agent:RandomAgent", "rule": "rule_agent:RuleAgent", "expert": "expert_agent:ExpertAgent",
-    "search": "search_agent:SearchAgent",
+    "random": "random_agent:RandomAgent", "casual": "casual_agent:CasualAgent", "rule": "rule_agent:RuleAgent",
+    "expert": "expert_agent:ExpertAgent", "search": "search_agent:SearchAgent",
 }
 QUERY_SETTINGS_HIDDEN = ("seed", "rules", "clock")  # passed by callers, never written in a spec
 
@@ -195,7 +196,7 @@ def _build(spec: str, base: str, options: dict) -> Agent:
 
 
 __all__ = [
-    "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "EngineAgent", "EngineError", "ExpertAgent", "RandomAgent",
-    "RuleAgent", "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "builtin", "check_rules",
-    "load", "resolve",
+    "ANY_RULES", "Agent", "AgentSpecError", "BUILTINS", "CasualAgent", "EngineAgent", "EngineError", "ExpertAgent",
+    "RandomAgent", "RuleAgent", "RulesMismatchError", "RulesOverrideWarning", "SHIPPED", "SearchAgent", "builtin",
+    "check_rules", "load", "resolve",
 ]

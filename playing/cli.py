@@ -24,8 +24,24 @@ def _error(message: str) -> int:
     return 2
 
 
+def _web_options() -> str:
+    """The web table's own options, listed under ``play.py --help`` (``--web`` passes them on)."""
+    from .web.cli import build_parser as web_parser
+
+    own = {"--partner", "--opponents", "--rules", "--target", "--seed", "--delay"}
+    lines, keep = [], False
+    for line in web_parser().format_help().split("options:", 1)[1].splitlines():
+        if line.startswith("  -"):
+            keep = line.split()[0].rstrip(",") not in own | {"-h"}
+        if keep:
+            lines.append(line)
+    return "with --web (the table in the browser; also --partner/--opponents LEVEL, --rules, --target, --seed,\n" \
+           "--delay as above):\n" + "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="play.py", description="Play Tarneeb against the computer (you are seat 0).")
+    p = argparse.ArgumentParser(prog="play.py", description="Play Tarneeb against the computer (you are seat 0).",
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_web_options())
     p.add_argument("--partner", metavar="SPEC",
                    help="agent at seat 2 (default: the shipped agent trained for --rules, else rule)")
     p.add_argument("--opponents", metavar="SPEC", help="agent at seats 1 and 3 (default: as for --partner)")

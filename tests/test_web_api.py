@@ -26,6 +26,7 @@ from agents import shipped  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from playing.web import cli  # noqa: E402
 from playing.web.app import BUSY, create_app  # noqa: E402
+from playing.web.levels import LEVEL_SPECS  # noqa: E402
 from playing.web.session import ServerConfig  # noqa: E402
 from tarneeb_env import TarneebGame, make_rules  # noqa: E402
 from tarneeb_env.cards import PASS, cards_of, mask_of  # noqa: E402
@@ -34,8 +35,12 @@ REPO = Path(__file__).resolve().parent.parent
 ALLOWED = {"rule": "rule", "random": "random", "blocking": "tests.test_web_api:BlockingAgent"}
 
 
+HINT_SAMPLES = 4  # layouts per Hint in these tests (the server's default, 64, costs about a CPU second each)
+
+
 def make_config(rules="classic", deals=2, seed=11, **kw) -> ServerConfig:
-    return ServerConfig(make_rules(rules), rules, kw.pop("allowed", ALLOWED), "rule", "rule", 0.0, seed, deals)
+    return ServerConfig(make_rules(rules), rules, kw.pop("allowed", ALLOWED), "rule", "rule", 0.0, seed, deals,
+                        hint_samples=HINT_SAMPLES)
 
 
 def client_for(config=None, replay_dir=None) -> TestClient:
@@ -245,9 +250,11 @@ def test_hidden_cards_are_never_in_a_response(client):
             k += n
         try:
             assert client.get("/api/state", headers=headers).json()["state"] == state
-            if state["to_act"] == 0:
+            if state["to_act"] == 0 and checks < 40:  # the Hint's numbers, too, whatever the others hold
                 hint = client.get("/api/hint", headers=headers).json()
                 assert hint["action"] in state["legal"]
+                game.hands[:] = saved
+                assert client.get("/api/hint", headers=headers).json() == hint
         finally:
             game.hands[:] = saved
         checks += 1
@@ -331,17 +338,66 @@ def test_agents_come_only_from_the_list_fixed_at_start(client, tmp_path):
     for spec in (f"{evil}:X", "tests.test_web_api:BlockingAgent", "expert"):
         for role in ("partner", "opponents"):
             r = client.post("/api/new", headers=headers, json={role: spec})
-            assert r.status_code == 400 and "not one of the agents" in r.json()["error"]
+            assert r.status_code == 400 and "not one of the players" in r.json()["error"]
     assert not marker.exists()
     assert client.get("/api/state", headers=headers).json()["state"] == state
 
 
-def test_hint_gives_the_rule_players_choice_and_reason(client):
+def test_hint_gives_the_strong_players_choice_and_its_numbers(client):
     headers, state = new_session(client)
     while state["to_act"] != 0:
         state = step(client, headers, state)
     hint = client.get("/api/hint", headers=headers).json()
-    assert hint["action"] in state["legal"] and hint["reason"] and hint["name"]
+    assert hint["action"] in state["legal"] and hint["name"] and hint["by"] == "network"
+    advice = hint["advice"]
+    assert advice["action"] == hint["action"]
+    assert sorted(c["action"] for c in advice["candidates"]) == sorted(state["legal"])  # every legal move, priced
+    assert abs(sum(c["prob"] for c in advice["candidates"]) - 1) < 1e-3
+    assert advice["samples"] == HINT_SAMPLES and "voids" in advice["facts"]
+    assert client.get("/api/hint", headers=headers).json() == hint  # seeded: the same position, the same numbers
+
+
+def test_under_rules_no_network_is_trained_for_the_hint_is_rules_and_the_levels_above_club_are_not_offered(
+        unshipped_rules):
+    rules = make_rules(unshipped_rules)
+    config = ServerConfig(rules, "unshipped.yaml", dict(LEVEL_SPECS), "club", "club", 0.0, 5, 1)
+    with client_for(config) as c:
+        assert c.get("/api/config").json()["offered"] == {"unshipped.yaml": ["beginner", "casual", "club"]}
+        headers, state = new_session(c)
+        r = c.post("/api/new", headers=headers, json={"partner": "strong"})
+        assert r.status_code == 400 and "not one of the players" in r.json()["error"]
+        while state["to_act"] != 0:
+            state = step(c, headers, state)
+        hint = c.get("/api/hint", headers=headers).json()
+        assert hint["by"] == "rule" and hint["reason"] and hint["action"] in state["legal"]
+
+
+def test_a_game_starts_under_the_rules_and_target_the_page_chooses_and_nothing_else():
+    config = ServerConfig(make_rules("classic"), "classic", {"club": "rule", "strong": "ppo"}, "club", "club",
+                          0.0, 3, 1, presets=("classic", "syrian41", "trump_by_card"))
+    with client_for(config) as c:
+        cfg = c.get("/api/config").json()
+        assert [r["label"] for r in cfg["rule_choices"]] == ["classic", "syrian41", "trump_by_card"]
+        assert [r["target"] for r in cfg["rule_choices"]] == [31, 41, 31]
+        assert cfg["offered"]["syrian41"] == ["club", "strong"] and cfg["levels"][0] == "beginner"
+        headers, state = new_session(c)
+        for body, words in (({"rules": "hearts41"}, "not one of the rules"), ({"rules": "/etc/passwd"}, "not one of"),
+                            ({"rules": "syrian41", "target": 0}, "target"), ({"target": "41"}, "target"),
+                            ({"target": True}, "target"), ({"rules": ["classic"]}, "not one of the rules")):
+            r = c.post("/api/new", headers=headers, json=body)
+            assert r.status_code == 400 and words in r.json()["error"], body
+        assert c.get("/api/state", headers=headers).json()["state"] == state  # a refused game changes nothing
+        state = c.post("/api/new", headers=headers, json={"rules": "syrian41", "target": 51,
+                                                           "partner": "strong"}).json()["state"]
+        assert state["rules"]["label"] == "syrian41" and state["rules"]["target"] == 51
+        assert state["rules"]["auction"] == "individual" and state["agents"]["partner"] == "strong"
+        session = c.app.state.sessions[headers["x-session"]]
+        assert session.table.game.rules == dataclasses.replace(make_rules("syrian41"), target_score=51)
+        assert session.table.seating.agents[1].rules == make_rules("syrian41")  # seat 2: the syrian41 network
+        state = c.post("/api/new", headers=headers, json={}).json()["state"]  # the next game keeps them
+        assert state["rules"]["label"] == "syrian41" and state["rules"]["target"] == 41
+        state = c.post("/api/duplicate", headers=headers, json={}).json()["state"]
+        assert state["rules"]["label"] == "syrian41"
 
 
 # ------------------------------------------------------------------ duplicate challenge
@@ -420,8 +476,8 @@ def test_the_review_puts_each_of_your_decisions_beside_the_hints_and_plays_both_
     mine = [(0, a) for s, a in record["auction"] + record["plays"] if s == 0]
     assert [(0, d["yours"]) for d in decisions] == mine  # every decision of yours, in order
     for d in decisions:
-        assert d["hint_name"] and d["reason"] and (d["change"] is None) == (d["hint"] == d["yours"])
-    assert review(record) == decisions  # the same on every review: the rule player's ties are seeded
+        assert d["hint_name"] and (d["change"] is None) == (d["hint"] == d["yours"])
+    assert review(record) == decisions  # the same on every review: the strong player is greedy and seeded
     assert client.get("/api/review?index=99", headers=headers).status_code == 404
 
 
@@ -537,6 +593,14 @@ def test_bad_command_line_says_what_is_wrong(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_play_py_help_lists_the_web_tables_options(capsys):
+    with pytest.raises(SystemExit):
+        play.main(["--help"])
+    text = capsys.readouterr().out
+    for option in ("--web", "--port PORT", "--host HOST", "--replay-dir DIR", "--challenge-seed N", "--agents"):
+        assert option in text
+
+
 def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address(unshipped_rules):
     import httpx
 
@@ -550,7 +614,8 @@ def test_play_py_web_serves_on_127_0_0_1_and_prints_the_address(unshipped_rules)
         url = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
         assert url, first
         second = proc.stdout.readline()
-        assert "partner rule · opponents rule" in second
+        assert "partner club · opponents club" in second
+        assert proc.stdout.readline().strip() == "players the page may choose: beginner, casual, club"
         r = httpx.get(url.group(0) + "api/config", timeout=10)
         assert r.json()["rules"] == "unshipped.yaml" and r.json()["target"] == 31
         assert "default-src 'self'" in httpx.get(url.group(0), timeout=10).headers["content-security-policy"]

@@ -48,7 +48,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.expected_conditions import staleness_of  # noqa: E402
+from selenium.webdriver.support.expected_conditions import alert_is_present, staleness_of  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from evaluation import duplicate_match  # noqa: E402
@@ -66,10 +66,10 @@ FITS = """
 const W = window.innerWidth, H = window.innerHeight, out = [];
 const sw = document.documentElement.scrollWidth;
 if (sw > W) out.push(`scrollWidth ${sw} > innerWidth ${W}`);
-for (const b of document.querySelectorAll("button:not([disabled])")) {
+for (const b of document.querySelectorAll("button:not([disabled]), select, input, summary, #review li")) {
   const r = b.getBoundingClientRect();
   if (!r.width && !r.height) continue;  // not shown
-  const fixed = b.closest("#result, #toast");
+  const fixed = b.closest("#result, #toast, #setup, #hint-text");
   const name = b.id || b.textContent.trim().slice(0, 20);
   if (r.left < 0 || r.right > W + 0.5 || (fixed && (r.top < 0 || r.bottom > H + 0.5)))
     out.push(`button ${name} at x ${r.left}..${r.right}, y ${r.top}..${r.bottom}`);
@@ -81,6 +81,12 @@ for (const seat of document.querySelectorAll("#table .seat")) {
   const r = seat.getBoundingClientRect();
   if (felt.width && (r.left < felt.left || r.right > felt.right + 0.5))
     out.push(`${seat.id} at x ${r.left}..${r.right} spills past the felt (${felt.left}..${felt.right})`);
+}
+for (const g of document.querySelectorAll("#hand .suit-group")) {  // a suit that fits on a row is not split
+  const tops = new Set([...g.children].map((c) => Math.round(c.getBoundingClientRect().top)));
+  const need = [...g.children].reduce((w, c) => w + c.getBoundingClientRect().width + 3, 0);
+  if (tops.size > 1 && need <= document.querySelector("#hand").clientWidth)
+    out.push(`the ${g.dataset.suit} suit of the hand is split over ${tops.size} rows`);
 }
 if (W < 600 && document.querySelector("header").offsetHeight > %d)
   out.push(`header ${document.querySelector("header").offsetHeight} px high`);
@@ -94,7 +100,9 @@ LONG_NAME = "league-run-2026-12-06-trump-by-card-link-8-against-rule-10000-deals
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     rules = dataclasses.replace(make_rules("classic"), target_score=TARGET)
-    config = ServerConfig(rules, "classic", {"rule": "rule", "random": "random"}, "rule", "rule", 0.01, 21, 1)
+    allowed = {"beginner": "random", "casual": "casual", "club": "rule", "strong": "ppo"}  # Master: its cost
+    config = ServerConfig(rules, "classic", allowed, "club", "club", 0.01, 21, 1, None, ("classic", "syrian41"),
+                          hint_samples=8)
     replays = tmp_path_factory.mktemp("replays")
     record = duplicate_match("rule", "random", deals=1, seed=2, records=True).records[0]
     (replays / LONG_NAME).write_text(json.dumps(record) + "\n")  # a long name must not widen a phone's page
@@ -118,6 +126,7 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,980",
                 "--lang=en-US"):
         options.add_argument(arg)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "en-US,en"})  # the page follows it
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     yield driver
@@ -166,6 +175,19 @@ def check_layout(browser, where: str) -> None:
                 "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
             problems = browser.execute_script(FITS)
             assert not problems, f"{where} at {width}x{height}: {problems}"
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def check_hint_in_view(browser) -> None:
+    """On a phone (390x844) the open Hint is on screen, whatever the page's scroll, without scrolling."""
+    try:
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        top, bottom, height = browser.execute_script(
+            "const r = document.querySelector('#hint-text').getBoundingClientRect();"
+            "return [r.top, r.bottom, window.innerHeight]")
+        assert 0 <= top < bottom <= height + 0.5, (top, bottom, height)
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
@@ -235,8 +257,18 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
             find(browser, "#hint")[0].click()
             hint = WebDriverWait(browser, WAIT).until(
                 lambda b: [h for h in find(b, "#hint-text:not([hidden])") if h.text])
-            assert hint[0].text.startswith("The rule player would play ")
+            marked = find(browser, "#hand .card.hinted")  # the card the Hint names is marked in the hand
+            assert len(marked) == 1 and hint[0].text.startswith("Play ")
+            assert marked[0].get_attribute("aria-label") in hint[0].text
+            check_hint_in_view(browser)
             shot(browser, "web_table.png")
+            find(browser, "#hint-why")[0].click()  # the numbers: every legal card with the network's share
+            rows = find(browser, "#hint-why-box tr")
+            assert len(rows) == 1 + len(enabled) and "Mean net points for us" in rows[0].text
+            assert find(browser, "#hint-why-box tr.chosen")[0].text.split()[0] == marked[0].get_attribute("aria-label")
+            shot(browser, "web_hint_why.png")
+            find(browser, "#hint-close")[0].click()
+            assert not find(browser, "#hand .card.hinted")
             table_shot = True
         click_a_move(browser, thing)
     assert {"bidding", "play", "game over"} <= laid_out and table_shot
@@ -253,6 +285,9 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
     rows = browser.execute_script("return [...document.querySelectorAll('#sheet tbody tr')].map("
                                   "(tr) => [...tr.querySelectorAll('b')].map((b) => Number(b.textContent)))")
     assert rows == [r["scores"] for r in session.table.records]  # the score sheet, every hand's running totals
+    find(browser, "#result-sheet")[0].click()  # and at game over, from the panel that covers the page
+    shown = [r for r in find(browser, "#result-sheet-table tbody tr") if r.is_displayed()]
+    assert len(shown) == len(session.table.records)
 
     # game over: the panel's one button starts a new game (nothing to abandon, so no question)
     find(browser, "#result #next-deal")[0].click()
@@ -310,7 +345,7 @@ def test_an_uploaded_record_that_does_not_replay_is_refused_on_the_page(server, 
     WebDriverWait(browser, WAIT).until(lambda b: find(b, ".viewer .rp-hand"))
     find(browser, "#replay-upload")[0].send_keys(str(path))
     toast = WebDriverWait(browser, WAIT).until(lambda b: [t for t in find(b, "#toast:not([hidden])") if t.text])
-    assert toast[0].text.startswith("refused:") and "score_delta" in toast[0].text
+    assert toast[0].text.startswith("Refused:") and "score_delta" in toast[0].text
     assert not find(browser, ".viewer") and not find(browser, "#replay-controls:not([hidden])")  # not the good one
     row = find(browser, "#replay-list tbody tr")[0]
     assert "refused" in row.get_attribute("class") and "refused" in row.text  # marked in the list, before opening
@@ -328,7 +363,7 @@ def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(se
     check_layout(browser, "the challenge tab")
     if inProgress(browser):
         find(browser, "#dup-start")[0].click()
-        browser.switch_to.alert.accept()
+        WebDriverWait(browser, WAIT).until(alert_is_present()).accept()
     else:
         find(browser, "#dup-start")[0].click()
     WebDriverWait(browser, WAIT).until(lambda b: "Challenge deal 1 of 1" in find(b, "#deal-line")[0].text)
@@ -366,8 +401,12 @@ def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(se
     assert total[0].text == f"{margin:+d}"
     result = dup["results"][0]
     cells = find(browser, "#dup-results tbody td")
-    for cell, made in ((cells[1], result["you_made"]), (cells[2], result["computer_made"])):
+    for cell, made, net in ((cells[1], result["you_made"], result["you_net"]),
+                            (cells[2], result["computer_made"], result["computer_net"])):
         assert cell.text.splitlines()[-1].startswith("made" if made else "down")
+        word = cell.find_elements(By.CSS_SELECTOR, "span")[-1]  # green when our side gained, whoever declared
+        assert word.get_attribute("class") == ("made" if net > 0 else "down" if net < 0 else "")
+    assert "evaluate.py" not in browser.find_element(By.TAG_NAME, "body").text  # no command line for a player
     assert f"deal set {dup['seed']}" in find(browser, "#dup-progress")[0].text  # told now that it is played
     shot(browser, "web_challenge.png")
     check_layout(browser, "the challenge results")
@@ -429,11 +468,12 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
         WebDriverWait(browser, WAIT, 0.02).until(staleness_of(drawn))
     table = session_of(browser, app).table
     find(browser, "#new-game")[0].click()
-    assert "Abandon the game" in browser.switch_to.alert.text
-    browser.switch_to.alert.dismiss()
+    find(browser, "#setup-start")[0].click()
+    assert "Abandon the game" in WebDriverWait(browser, WAIT).until(alert_is_present()).text
+    WebDriverWait(browser, WAIT).until(alert_is_present()).dismiss()
     assert session_of(browser, app).table is table
-    find(browser, "#new-game")[0].click()
-    browser.switch_to.alert.accept()
+    find(browser, "#setup-start")[0].click()
+    WebDriverWait(browser, WAIT).until(alert_is_present()).accept()
     WebDriverWait(browser, WAIT).until(lambda b: session_of(b, app).table is not table)
 
     registry = app.state.sessions
@@ -444,7 +484,7 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
         text = WebDriverWait(browser, WAIT).until(lambda b: [n.text for n in find(b, "#notice:not([hidden])")])[0]
     finally:
         registry.clock = time.monotonic
-    assert "Your game was lost: this game was dropped after 30 minutes without a move. A new game has started." in text
+    assert "Your game was lost: it was dropped after 30 minutes without a move. A new game has started." in text
     assert browser.execute_script("return sessionStorage.getItem('tarneeb-session')") != lost
     check_layout(browser, "the notice of a lost game")
     find(browser, "#notice-close")[0].click()
@@ -456,3 +496,121 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
     WebDriverWait(browser, WAIT).until(lambda b: b.execute_script(slide) == "20ms")  # the server's 0.01 s, twice
     assert Select(find(browser, "#speed")[0]).first_selected_option.text == "slow"
     Select(find(browser, "#speed")[0]).select_by_visible_text("normal")
+
+
+def test_levels_rules_and_target_are_chosen_for_a_new_game_and_cancel_changes_nothing(server, browser):
+    url, app = server
+    browser.get(url)
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(url)
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#now-partner") and find(b, "#seat-0 .name"))
+    assert find(browser, "#players-line")[0].text == "Partner: Club · Opponents: Club"
+    table = session_of(browser, app).table
+    find(browser, "#new-game")[0].click()
+    check_layout(browser, "the new-game panel")
+    levels = [o.text for o in Select(find(browser, "#pick-opponents")[0]).options]
+    assert levels == ["Beginner", "Casual", "Club", "Strong"]  # in players' words, weakest first
+    Select(find(browser, "#pick-opponents")[0]).select_by_visible_text("Strong")
+    assert find(browser, "#opponents-note")[0].text == \
+        "Measured against Club: +2.11 points a deal [+2.00, +2.22] over 10000 deals no one trained on."
+    find(browser, "#setup-cancel")[0].click()  # cancelled: the header and the table are as they were
+    assert find(browser, "#players-line")[0].text == "Partner: Club · Opponents: Club"
+    assert session_of(browser, app).table is table
+    find(browser, "#new-game")[0].click()
+    assert Select(find(browser, "#pick-opponents")[0]).first_selected_option.text == "Club"  # what is playing
+    Select(find(browser, "#pick-rules")[0]).select_by_value("syrian41")
+    assert find(browser, "#pick-target")[0].get_attribute("value") == "41"
+    find(browser, "#setup-help summary")[0].click()
+    assert "each player says how many tricks they alone will take" in find(browser, "#setup-rules-help")[0].text
+    target = find(browser, "#pick-target")[0]
+    target.clear()
+    target.send_keys("51")
+    Select(find(browser, "#pick-partner")[0]).select_by_visible_text("Strong")
+    Select(find(browser, "#pick-opponents")[0]).select_by_visible_text("Casual")
+    find(browser, "#setup-start")[0].click()
+    WebDriverWait(browser, WAIT).until(lambda b: session_of(b, app).table is not table)
+    session = session_of(browser, app)
+    assert session.rules_label == "syrian41" and session.table.game.rules.target_score == 51
+    assert session.labels == ["you", "casual", "strong", "casual"]
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#players-line")[0].text == "Partner: Strong · Opponents: Casual")
+    assert find(browser, "#target")[0].text == "51" and "Syrian 41" in find(browser, "#deal-line")[0].text
+    find(browser, "#rules-toggle")[0].click()
+    assert "A team wins when one of its players reaches 51 points" in find(browser, "#rules-panel")[0].text
+    find(browser, "#rules-toggle")[0].click()
+    check_layout(browser, "the table under syrian41")
+
+
+def words_of(lang: str) -> dict[str, str]:
+    return json.loads((REPO / "playing" / "web" / "static" / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def play_a_hand(browser, app, where: str) -> dict:
+    """Click the lowest bid / first legal move until the hand is over; lay the page out at each phase; the record."""
+    laid_out = set()
+    while (thing := next_thing(browser)) != "result":
+        phase = session_of(browser, app).state()["phase"]
+        if phase not in laid_out:
+            check_layout(browser, f"{where}, {phase}")
+            laid_out.add(phase)
+        click_a_move(browser, thing)
+    check_layout(browser, f"{where}, the result")
+    return session_of(browser, app).table.records[-1]
+
+
+@pytest.fixture()
+def arabic_browser():
+    """A Chromium whose language is Arabic: the page must follow it with no choice made."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=390,844",
+                "--lang=ar"):
+        options.add_argument(arg)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "ar,en"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+@pytest.mark.slow
+def test_a_hand_in_arabic_on_a_phone_reads_right_to_left_and_fits(server, arabic_browser):
+    url, app = server
+    browser = arabic_browser
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+    browser.get(url)
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#seat-1 .name"))
+    assert browser.execute_script("return [document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
+    assert find(browser, "#tab-table")[0].text == "الطاولة" and find(browser, "#seat-1 .name")[0].text.startswith("اليمين")
+    assert find(browser, "#lang")[0].get_attribute("value") == "ar"
+    shot(browser, "web_arabic_phone.png")
+    record = play_a_hand(browser, app, "Arabic")
+    title = find(browser, "#result-title")[0].text
+    words = words_of("ar")
+    over = words["result.we_win"] if session_of(browser, app).table.game.winner == 0 else words["result.they_win"]
+    assert title == (words["result.thrown_in"] if record["thrown_in"] else over)  # a game to 5: one hand
+    assert words["result.score"] in find(browser, "#result")[0].text
+    assert not any(w in find(browser, "#result")[0].text for w in ("Score", "Tricks", "New game", "Us ", "Them "))
+    shot(browser, "web_arabic_result.png")
+
+
+@pytest.mark.slow
+def test_the_language_switcher_is_remembered_and_a_hand_plays_in_spanish(server, browser):
+    url, app = server
+    browser.get(url)
+    browser.execute_script("sessionStorage.clear(); localStorage.clear()")
+    browser.get(url)
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#seat-1 .name"))
+    assert browser.execute_script("return document.documentElement.lang") == "en"  # the browser's language
+    Select(find(browser, "#lang")[0]).select_by_value("es")
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#hint")[0].text == "Pista")
+    browser.refresh()
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#seat-1 .name") and find(b, "#hint")[0].text == "Pista")
+    assert find(browser, "#seat-1 .name")[0].text.startswith("Derecha")
+    record = play_a_hand(browser, app, "Spanish")
+    title = find(browser, "#result-title")[0].text
+    words = words_of("es")
+    over = words["result.we_win"] if session_of(browser, app).table.game.winner == 0 else words["result.they_win"]
+    assert title == (words["result.thrown_in"] if record["thrown_in"] else over)
+    assert find(browser, "#next-deal")[0].text == (words["result.next_deal"] if record["thrown_in"] else "Nueva partida")
+    Select(find(browser, "#lang")[0]).select_by_value("en")  # the other tests read English
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#hint")[0].text == "Hint")

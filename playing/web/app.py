@@ -22,12 +22,15 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from tarneeb_env.rules import PRESETS
+
 from ..records import RecordError, validate_record
 from .bounds import MAX_BODY_BYTES, MAX_UPLOADS, UploadBudget, json_body
+from .levels import AGAINST_BELOW, LEVELS, MEASURED
 from .records import listing, parse_records, summary
 from .registry import Registry
 from .review import review
-from .session import RequestError, ServerConfig, Session
+from .session import MAX_TARGET, RequestError, ServerConfig, Session
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_LISTED_FILES = 500
@@ -37,6 +40,7 @@ SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
 }
+GAME_KEYS = ("partner", "opponents", "rules", "target")  # what a page may choose for a new game
 BUSY = "the previous move of this game is still being decided: wait for its answer"
 
 
@@ -128,20 +132,31 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         return FileResponse(STATIC / "index.html")
 
     async def get_config(request: Request):
-        return JSONResponse({
-            "agents": sorted(config.allowed), "partner": config.partner, "opponents": config.opponents,
+        return JSONResponse(page_config)
+
+    def config_for_page() -> dict[str, Any]:
+        """What the page is told at start; built once here, where each level is tried under each preset."""
+        choices = config.rule_choices()
+        return {
+            "agents": list(config.allowed), "partner": config.partner, "opponents": config.opponents,
             "rules": config.rules_label, "target": config.rules.target_score, "delay": config.delay,
             "duplicate_deals": config.duplicate_deals, "replay_dir": root is not None,
-        })
+            "rule_choices": [{"label": label, "preset": label in PRESETS, "target": r.target_score, **r.to_dict()}
+                             for label, r in choices.items()],
+            "offered": {label: config.offered(label) for label in choices},
+            "levels": list(LEVELS), "measured": MEASURED, "against_below": AGAINST_BELOW, "max_target": MAX_TARGET,
+        }
 
     async def new_session(request: Request):
         data = await json_body(request)
         sessions.make_room()  # refuse before the agents are loaded
         session = await run_in_threadpool(Session, config, next(counter))
-        if data.get("partner") is not None or data.get("opponents") is not None:
-            await run_in_threadpool(session.new_game, data.get("partner"), data.get("opponents"))
+        if any(data.get(k) is not None for k in GAME_KEYS):
+            await run_in_threadpool(session.new_game, *(data.get(k) for k in GAME_KEYS))
         sid = sessions.add(session)
         return JSONResponse({"session": sid, "state": await run_in_threadpool(session.state)})
+
+    page_config = config_for_page()
 
     # ------------------------------------------------------------------ the table
     async def get_state(request: Request):
@@ -149,7 +164,7 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
 
     async def new_game(request: Request):
         data = await json_body(request)
-        return await answer(request, lambda s: s.new_game(data.get("partner"), data.get("opponents")))
+        return await answer(request, lambda s: s.new_game(*(data.get(k) for k in GAME_KEYS)))
 
     async def new_duplicate(request: Request):
         data = await json_body(request)

@@ -11,12 +11,13 @@ import numpy as np
 
 import agents
 from tarneeb_env import Rules
+from tarneeb_env.rules import PRESETS
 
 from ..table_setup import default_agent_spec, rules_of
 from ..terminal import spec_label
+from .levels import DEFAULT_OPPONENTS, DEFAULT_PARTNER, LEVEL_SPECS, LEVELS, level_of
 from .session import ServerConfig
 
-BUILTIN_CHOICES = ("rule", "random")  # always offered besides the defaults and --agents
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,11 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--rules", default="classic", metavar="PRESET|FILE.yaml", help="rule preset or YAML file")
     p.add_argument("--target", type=int, metavar="N", help="points to win (overrides the rules' target_score)")
-    p.add_argument("--partner", metavar="SPEC", help="agent at seat 2 (default: the shipped agent for classic "
-                                                     "rules, rule for the others)")
-    p.add_argument("--opponents", metavar="SPEC", help="agent at seats 1 and 3 (default: as for --partner)")
+    p.add_argument("--partner", metavar="LEVEL|SPEC",
+                   help=f"the partner's level ({', '.join(LEVELS)}; default {DEFAULT_PARTNER}, else club where no "
+                        "network is trained for the rules) or an agent spec")
+    p.add_argument("--opponents", metavar="LEVEL|SPEC", help=f"the opponents' level or spec (default {DEFAULT_OPPONENTS}, "
+                                                             "as for --partner)")
     p.add_argument("--agents", metavar="SPEC,SPEC", default="",
-                   help="more agent specs the page may choose from (the list is fixed here; the page never names code)")
+                   help="more agent specs the page may choose besides the levels, shown by their spec (the list is "
+                        "fixed here; the page never names code)")
     p.add_argument("--replay-dir", metavar="DIR", help="offer the .json/.jsonl hand records under DIR for replay")
     p.add_argument("--delay", type=float, default=0.6, metavar="SECONDS", help="pause before each computer move")
     p.add_argument("--seed", type=int, metavar="S", help="seed for the deals, the challenge's deal set and the agents")
@@ -99,18 +103,23 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"--replay-dir: {args.replay_dir} is not a directory")
     rules, rules_label = rules_of(args, parser)
     default = default_spec(rules, rules_label)
-    partner, opponents = args.partner or default, args.opponents or default
     extra = [s.strip() for s in args.agents.split(",") if s.strip()]
-    searched = ("search",) if default != "rule" else ()  # the shipped network with search, where one is shipped
-    allowed = allowed_agents([partner, opponents, default, *BUILTIN_CHOICES, *searched, *extra])
-    for spec in allowed.values():
+    chosen = [a for a in (args.partner, args.opponents) if a and a not in LEVELS]
+    allowed = {**LEVEL_SPECS, **allowed_agents([s for s in [*chosen, *extra] if level_of(s) is None])}
+    for spec in dict.fromkeys([*chosen, *extra]):
         try:
             agents.load(spec, rules=rules)  # refused when trained for other rules (unless ?rules=any)
         except (ValueError, OSError, RuntimeError, ImportError, KeyError) as e:
             parser.error(f"agent {spec!r}: {e}")
     key = {spec: k for k, spec in allowed.items()}
-    config = ServerConfig(rules, rules_label, allowed, key[partner], key[opponents], args.delay, args.seed, args.deals,
-                          args.challenge_seed)
+    fallback = "club" if default == "rule" else None  # no network for these rules: Strong and Master are not offered
+    partner = key.get(args.partner, args.partner) if args.partner else fallback or DEFAULT_PARTNER
+    opponents = key.get(args.opponents, args.opponents) if args.opponents else fallback or DEFAULT_OPPONENTS
+    config = ServerConfig(rules, rules_label, allowed, partner, opponents, args.delay, args.seed, args.deals,
+                          args.challenge_seed, tuple(PRESETS))
+    for role, k in (("--partner", partner), ("--opponents", opponents)):
+        if k not in config.offered(rules_label):
+            parser.error(f"{role}: {k} cannot play under the rules {rules_label} (no network is trained for them)")
     try:
         sock = socket.create_server((args.host, args.port))
     except OSError as e:
@@ -120,10 +129,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     app = create_app(config, args.replay_dir, allowed_hosts=("127.0.0.1", "localhost", "[::1]") if loopback else ("*",))
     shown = f"[{host}]" if ":" in host else host
     print(f"Tarneeb web table: http://{'127.0.0.1' if host == '0.0.0.0' else shown}:{port}/")
-    print(f"rules {rules_label} (target {rules.target_score}) · partner {key[partner]} · opponents {key[opponents]}"
-          f"{' (the default for these rules)' if default in (partner, opponents) else ''} · seed {args.seed}"
-          + ("" if args.challenge_seed is None else f" · challenge deal set {args.challenge_seed}"))
-    print("agents the page may choose: " + ", ".join(allowed))
+    print(f"rules {rules_label} (target {rules.target_score}) · partner {partner} · opponents {opponents}"
+          f" · seed {args.seed}" + ("" if args.challenge_seed is None else f" · challenge deal set {args.challenge_seed}"))
+    print("players the page may choose: " + ", ".join(config.offered(rules_label)))
     if not loopback:
         print(f"WARNING: listening on {args.host}: anyone who can reach this machine can use the table (no login).")
     print("Ctrl-C stops the server.", flush=True)

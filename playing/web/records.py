@@ -110,7 +110,31 @@ def summary(entry: dict[str, Any], index: int) -> dict[str, Any]:
         contract, result = describe(rec)
     except (KeyError, TypeError, IndexError, ValueError):
         contract, result = "unreadable", ""
-    return {"index": index, "title": parts[0], "contract": contract, "result": result}
+    return {"index": index, "title": parts[0], "contract": contract, "result": result, "meta": _meta(meta),
+            "info": _info(rec)}
+
+
+def _meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The listing's numbers, for the page to word in the person's language."""
+    return {k: meta[k] for k in ("deal_index", "table", "game_index", "hand_index", "deal_number", "seat0")
+            if isinstance(meta.get(k), (int, str))}
+
+
+def _info(rec: Any) -> dict[str, Any] | None:
+    """A record's contract and outcome as numbers (:func:`describe` in words), or None when unreadable."""
+    try:
+        return contract_info(rec)
+    except (KeyError, TypeError, IndexError, ValueError):
+        return None
+
+
+def contract_info(rec: dict[str, Any]) -> dict[str, Any]:
+    """``{thrown_in, declarer, bid, trump, made, tricks, delta}`` of a record: what the page words."""
+    declarer = rec.get("declarer")
+    made = None if rec["thrown_in"] or declarer is None else rec["tricks_won"][declarer & 1] >= rec["bid"]
+    return {"thrown_in": bool(rec["thrown_in"]), "declarer": declarer, "bid": rec.get("bid"),
+            "trump": rec.get("trump"), "made": made, "tricks": list(rec["tricks_won"]),
+            "delta": list(rec["score_delta"])}
 
 
 def describe(data: dict[str, Any]) -> tuple[str, str]:

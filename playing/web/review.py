@@ -1,9 +1,12 @@
-"""The post-hand review: each of the person's decisions in a finished hand, beside the Hint's choice.
+"""The post-hand review: each of the person's decisions in a finished hand, beside the strong player's.
 
-Where the two differ, the engine plays the rest of the hand out twice from that point, once after each choice,
-with the rule player at all four seats, and reports the difference in the person's side's net points. That is
-what the choice changed *if rule players play on*: the hand's real continuation depended on the person's own
-later choices, which a single number cannot undo.
+The strong player is the one the Hint speaks for (:func:`~playing.web.session.strong_player`: the shipped
+network for the rules, else ``rule``). Where its choice differs from the person's, the engine plays the
+rest of the hand out twice from that point, once after each choice, with the strong player at all four
+seats, and reports ``change``: the person's side's net points after the person's choice minus after the
+strong player's (negative: the choice cost the side points). That is what the choice changed *if strong
+players play on*: the hand's real continuation depended on the person's own later choices, which a single
+number cannot undo.
 """
 from __future__ import annotations
 
@@ -12,33 +15,38 @@ from typing import Any
 
 import numpy as np
 
-import agents
+from agents.seating import GameTables, seated
 from tarneeb_env import TarneebGame, make_rules
 from tarneeb_env.cards import action_str
-from tarneeb_env.view import make_view
+from tarneeb_env.game import PHASES
+from tarneeb_env.observation import ObservationWriter
+
+from .session import strong_player
 
 HUMAN = 0
-REVIEW_SEED = 0  # the rule player's ties are broken the same way on every review of a hand
+REVIEW_SEED = 0  # the strong player's choices are the same on every review of a hand
 
 
 def _net(delta) -> int:
     return int(delta[0] - delta[1])
 
 
-def _play_out(game: TarneebGame, first: int, rule: agents.RuleAgent) -> int:
-    """Apply ``first``, then let the rule player move every seat until the deal ends; the person's side's net."""
+def _play_out(game: TarneebGame, first: int, seating) -> int:
+    """Apply ``first``, then let the strong player move every seat until the deal ends; the person's side's net."""
+    tables = GameTables([game], [game.writer])
     result = game.apply(first)
     while result is None:
-        result = game.apply(rule.explain(make_view(game, game.current))[0])
+        result = game.apply(int(seating.act([0], [game.current], tables)[0]))
     return _net(result.score_delta)
 
 
 def review(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """One entry per decision of seat 0 in ``record`` (a hand the engine has checked): yours, the Hint's, why,
-    and ``change`` (the Hint's net minus yours, both played out by rule players) where they differ."""
+    """One entry per decision of seat 0 in ``record`` (a hand the engine has checked): yours, the strong
+    player's (``hint``), and ``change`` (your net minus its net, both played out by it) where they differ."""
     rules = make_rules(dict(record["rules"]))
-    rule = agents.RuleAgent(seed=REVIEW_SEED)
-    game = TarneebGame(rules, np.random.default_rng(REVIEW_SEED))
+    player = strong_player(rules, REVIEW_SEED)
+    seating = seated({s: player for s in range(4)})
+    game = TarneebGame(rules, np.random.default_rng(REVIEW_SEED), ObservationWriter())
     before = [s - d for s, d in zip(record["scores"], record["score_delta"])]
     game.new_game(record["dealer"], before,
                   [s - d for s, d in zip(record["seat_scores"], record["seat_score_delta"])])
@@ -46,14 +54,13 @@ def review(record: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for step, (seat, action) in enumerate(record["auction"] + record["plays"]):
         if seat == HUMAN:
-            view = make_view(game, HUMAN)
-            hint, reason = rule.explain(view)
-            entry = {"step": step, "phase": view.phase, "trick": len(game.trick_winners) + 1,
+            hint = int(seating.act([0], [HUMAN], GameTables([game], [game.writer]))[0])
+            entry = {"step": step, "phase": PHASES[game.phase], "trick": len(game.trick_winners) + 1,
                      "yours": action, "yours_name": action_str(action), "hint": hint, "hint_name": action_str(hint),
-                     "reason": reason, "change": None}
+                     "change": None}
             if hint != action:
-                entry["change"] = (_play_out(copy.deepcopy(game), hint, rule)
-                                   - _play_out(copy.deepcopy(game), action, rule))
+                entry["change"] = (_play_out(copy.deepcopy(game), action, seating)
+                                   - _play_out(copy.deepcopy(game), hint, seating))
             out.append(entry)
         game.apply(action)
     return out

@@ -7,6 +7,7 @@ lock, in a worker thread (agents may be slow), never on the event loop.
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -18,7 +19,7 @@ from agents.base import Agent
 from agents.seating import GameTables, seated
 from evaluation import MAX_DEALS_PER_TABLE, DuplicateDeal, duplicate_deal
 from ..terminal import MAX_DEALS
-from tarneeb_env import Rules, TarneebGame
+from tarneeb_env import Rules, TarneebGame, make_rules
 from tarneeb_env.cards import NUM_ACTIONS, action_str, suit_of
 from tarneeb_env.game import trick_winner
 from tarneeb_env.observation import ObservationWriter
@@ -26,10 +27,11 @@ from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
 from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
 
-from .records import describe
+from .advice import advise
+from .records import contract_info, describe
 
 HUMAN = 0
-_GAME, _DUPLICATE, _CHALLENGE = 0, 1, 2  # SeedSequence spawn-key purposes
+_GAME, _DUPLICATE, _CHALLENGE, _HINT = 0, 1, 2, 3  # SeedSequence spawn-key purposes
 
 
 class RequestError(Exception):
@@ -54,6 +56,40 @@ class ServerConfig:
     seed: int
     duplicate_deals: int = 8
     challenge_seed: Optional[int] = None  # one named deal set for every tab (else each challenge draws its own)
+    presets: tuple[str, ...] = ()  # rule presets a page may start a game under, besides ``rules_label``
+    hint_samples: Optional[int] = None  # layouts per Hint (None: explain's default, about a CPU second)
+
+    def rule_choices(self) -> dict[str, Rules]:
+        """Label -> rules a page may choose (the server's own first); a page never names a file."""
+        return {self.rules_label: self.rules, **{p: make_rules(p) for p in self.presets if p != self.rules_label}}
+
+    def offered(self, label: str) -> list[str]:
+        """The keys of ``allowed`` that can sit at a table under the rules ``label`` (a network trained for
+        other rules cannot), in the order given; checked once per server and rules."""
+        return [k for k, spec in self.allowed.items() if _loads(spec, self.rule_choices()[label])]
+
+
+_LOADABLE: dict[tuple[str, Rules], bool] = {}
+MAX_TARGET = 500
+
+
+def _loads(spec: str, rules: Rules) -> bool:
+    if (spec, rules) not in _LOADABLE:
+        try:
+            agents.load(spec, rules=rules)
+            _LOADABLE[spec, rules] = True
+        except (ValueError, OSError, RuntimeError, ImportError, KeyError):
+            _LOADABLE[spec, rules] = False
+    return _LOADABLE[spec, rules]
+
+
+def strong_player(rules: Rules, seed: int) -> Agent:
+    """The strongest player that answers at once for ``rules``: the shipped network, else ``rule`` (a rules
+    file no network is trained for). The Hint and the post-hand review speak for it."""
+    try:
+        return agents.load("ppo", rules=rules, seed=seed)
+    except (ValueError, OSError, RuntimeError, ImportError, KeyError):
+        return agents.RuleAgent(seed=seed)
 
 
 def _seeds(*key: int, n: int) -> list[int]:
@@ -138,32 +174,54 @@ class Session:
         self.labels: list[str] = []
         self.duplicate: Optional[dict[str, Any]] = None
         self.uploads: dict[str, list[dict]] = {}
+        self.rules_label = config.rules_label
+        self.rules = config.rules
         self.new_game()
 
     # ------------------------------------------------------------------ set-up
-    def _specs(self, partner: Optional[str], opponents: Optional[str]) -> tuple[str, str]:
-        allowed = self.config.allowed
+    def _rules(self, label: Any, target: Any) -> tuple[str, Rules]:
+        """The rules a new game asks for (``None``: this tab's current ones), with its target score."""
+        choices = self.config.rule_choices()
+        label = self.rules_label if label is None else label
+        if not isinstance(label, str) or label not in choices:
+            raise RequestError(400, f"rules: {label!r} is not one of the rules this server offers: {list(choices)}")
+        rules = choices[label]
+        if target is not None:
+            if type(target) is not int or not 1 <= target <= MAX_TARGET:
+                raise RequestError(400, f"target: must be a whole number of points 1..{MAX_TARGET}, got {target!r}")
+            rules = dataclasses.replace(rules, target_score=target)
+        return label, rules
+
+    def _specs(self, partner: Optional[str], opponents: Optional[str], label: Optional[str] = None) -> tuple[str, str]:
+        label = self.rules_label if label is None else label
+        offered = self.config.offered(label)
         partner = self.config.partner if partner is None else partner
         opponents = self.config.opponents if opponents is None else opponents
         for role, key in (("partner", partner), ("opponents", opponents)):
-            if not isinstance(key, str) or key not in allowed:
-                raise RequestError(400, f"{role}: {key!r} is not one of the agents this server offers: {sorted(allowed)}")
+            if not isinstance(key, str) or key not in offered:
+                raise RequestError(400, f"{role}: {key!r} is not one of the players this server offers under "
+                                        f"the rules {label}: {offered}")
         return partner, opponents
 
     def _players(self, partner: str, opponents: str, seeds: list[int], seats=(1, 2, 3)) -> dict[int, Agent]:
         spec = self.config.allowed
         keys = {0: partner, 1: opponents, 2: partner, 3: opponents}
         self.labels = ["you"] + [keys[s] for s in (1, 2, 3)]
-        return {s: agents.load(spec[keys[s]], rules=self.config.rules, seed=seeds[s]) for s in seats}
+        return {s: agents.load(spec[keys[s]], rules=self.rules, seed=seeds[s]) for s in seats}
 
-    def new_game(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
-        partner, opponents = self._specs(partner, opponents)
+    def new_game(self, partner: Optional[str] = None, opponents: Optional[str] = None,
+                 rules: Optional[str] = None, target: Optional[int] = None) -> None:
+        """A new game; ``rules`` (a label of :meth:`ServerConfig.rule_choices`) and ``target`` default to this
+        tab's current game's, the players to the server's defaults. Nothing changes when any is refused."""
+        label, chosen = self._rules(rules, target)
+        partner, opponents = self._specs(partner, opponents, label)
+        self.rules_label, self.rules = label, chosen
         seeds = _seeds(self.config.seed, _GAME, self.number, self.games, n=6)
         self.games += 1
         players = self._players(partner, opponents, seeds)
         dealer = int(np.random.default_rng(seeds[5]).integers(4))
         self.duplicate = None
-        self.table = Table(self.config.rules, players, agents.RuleAgent(seed=seeds[4]), seeds[0], dealer)
+        self.table = Table(self.rules, players, strong_player(self.rules, seeds[4]), seeds[0], dealer)
 
     def start_duplicate(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
         partner, opponents = self._specs(partner, opponents)
@@ -181,7 +239,7 @@ class Session:
         d: DuplicateDeal = dup["deals"][dup["index"]]
         seeds = _seeds(dup["seed"], _DUPLICATE, d.index, n=5)  # the same agents' seeds at both tables
         players = self._players(dup["partner"], dup["opponents"], seeds, seats)
-        table = Table(self.config.rules, players, agents.RuleAgent(seed=seeds[4]), d.game_seed, d.dealer,
+        table = Table(self.rules, players, strong_player(self.rules, seeds[4]), d.game_seed, d.dealer,
                       [list(h) for h in d.hands], d.exposed_card, one_deal=True)
         if seats == (1, 2, 3):
             self.table = table
@@ -197,8 +255,9 @@ class Session:
         dup["results"].append({
             "deal": dup["index"] + 1,
             "you": describe(mine.records[-1])[0], "you_net": mine.net, "you_made": _made(mine.records[-1]),
+            "you_info": contract_info(mine.records[-1]),
             "computer": describe(computer.records[-1])[0], "computer_net": computer.net,
-            "computer_made": _made(computer.records[-1]),
+            "computer_made": _made(computer.records[-1]), "computer_info": contract_info(computer.records[-1]),
             "margin": mine.net - computer.net,
         })
 
@@ -256,8 +315,10 @@ class Session:
         table = self._table()
         if table.game.current != HUMAN:
             raise RequestError(409, f"not your turn: {self.seat_name(table.game.current)} is to act")
-        action, reason = table.hint.explain(make_view(table.game, HUMAN))
-        return {"action": action, "name": action_str(action), "reason": reason}
+        view = make_view(table.game, HUMAN)
+        seed = _seeds(self.config.seed, _HINT, self.number, self.games, table.game.deals,
+                      len(view.auction) + len(view.played), n=1)[0]
+        return advise(view, table.hint, seed, self.config.hint_samples)
 
     def seat_name(self, seat: int) -> str:
         return SEAT_NAMES[seat] if seat == HUMAN else f"{SEAT_NAMES[seat]} ({self.labels[seat]})"
@@ -299,8 +360,7 @@ class Session:
             "mode": "duplicate" if self.duplicate is not None else "game",
             "seats": [self.seat_name(s) for s in range(4)],
             "agents": {"partner": self.labels[2], "opponents": self.labels[1]},
-            "rules": {"label": self.config.rules_label, "auction": rules.auction, "trump": rules.trump,
-                      "target": rules.target_score, "min_bid": rules.min_bid},
+            "rules": {"label": self.rules_label, **rules.to_dict(), "target": rules.target_score},
             "deal_number": game.deals,
             "dealer": table.records[-1]["dealer"] if table.waiting else view.dealer,
             "phase": view.phase,
@@ -347,6 +407,7 @@ class Session:
 def _sheet_row(rec: dict) -> dict[str, Any]:
     """One line of the running score sheet: what was bid, by whom, what was taken, and the points."""
     return {"contract": describe(rec)[0], "declarer": rec.get("declarer"), "bid": rec.get("bid"),
+            "trump": rec.get("trump"),
             "tricks": rec["tricks_won"], "made": _made(rec), "thrown_in": rec["thrown_in"],
             "delta": rec["score_delta"], "scores": rec["scores"]}
 
