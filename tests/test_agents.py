@@ -347,7 +347,7 @@ def test_evaluator_workers_share_the_usable_cores_among_their_dds_threads(monkey
     monkeypatch.setattr(match.signal, "signal", lambda *a: None)  # the test process keeps its Ctrl-C
     monkeypatch.setattr(match, "_WORKER", {})
     for pool_size, expected in ((1, 8), (3, 2), (16, 1)):
-        match._init_worker(["rule", "rule"], ["a", "b"], "classic", 0, False, pool_size)
+        match._init_worker(["rule", "rule"], ["a", "b"], "classic", 0, False, [], pool_size)
         assert dds.threads() == expected
 
 
