@@ -52,6 +52,7 @@ DEFAULT_TIMEOUT = 60.0  # seconds per decision: generous for a searching engine 
 DEFAULT_START = 60.0  # seconds for the hello: an engine loading torch and a network on a loaded machine
 MAX_OPEN_DEALS = 4096  # deals kept open at the engine; older ones are ended (record null) to bound its memory
 MAX_LINE = 1 << 20  # bytes in one line from an engine
+QUIT_GRACE = 1.0  # seconds an engine told to quit (or whose input ended) has to exit before it is killed
 READ_CHUNK = 1 << 16
 
 
@@ -217,17 +218,27 @@ def _cards(mask: int) -> list[int]:
     return [c for c in range(52) if mask >> c & 1]
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """Kill the engine's whole process group (what it started too) and reap it."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for f in (proc.stdin, proc.stdout):
+def _stop_group(proc: subprocess.Popen, grace: float) -> None:
+    """End the engine: close its input (an engine exits at the end of its input), give it ``grace`` seconds, then
+    kill its whole process group (what it started too) and reap it."""
+    for f in (proc.stdin,):
         try:
             f.close()
         except OSError:
             pass
+    if grace > 0:
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.stdout.close()
+    except OSError:
+        pass
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
@@ -244,7 +255,7 @@ class EngineProcess:
                                          start_new_session=True)
         except (FileNotFoundError, PermissionError, OSError) as e:
             raise EngineError(f"engine {label}: cannot start {argv[0]!r}: {e.strerror or e}") from None
-        self._finalizer = weakref.finalize(self, _kill_group, self.proc)
+        self._finalizer = weakref.finalize(self, _stop_group, self.proc, QUIT_GRACE)  # collected, or at exit
         self.pid = self.proc.pid
         os.set_blocking(self.proc.stdin.fileno(), False)
         os.set_blocking(self.proc.stdout.fileno(), False)
@@ -272,13 +283,16 @@ class EngineProcess:
         raise EngineError(f"engine {self.label}: {what}{exited}; it was stopped")
 
     def close(self, kill: bool = False) -> None:
+        """Say quit and give the engine :data:`QUIT_GRACE` seconds to exit (``kill``: none), then kill its group."""
+        if not self._finalizer.alive:
+            return
+        self._finalizer.detach()
         if not kill and self.proc.poll() is None:
             try:
-                self.write_all(_line({"type": QUIT}), 1.0, "quit")
-                self.proc.wait(timeout=1.0)
-            except (EngineError, subprocess.TimeoutExpired):
+                os.write(self.proc.stdin.fileno(), _line({"type": QUIT}))  # no wait: a full pipe is no excuse
+            except OSError:
                 pass
-        self._finalizer()
+        _stop_group(self.proc, 0.0 if kill else QUIT_GRACE)
 
     def write_all(self, data: bytes, limit: float, what: str) -> None:
         self.exchange(data, 0, limit, what)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Optional
 
@@ -176,6 +177,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         return serve(engine, sys.stdin, sys.stdout)
     except (BrokenPipeError, KeyboardInterrupt):  # the host is gone or stopped us: nothing to say to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed
         return 0
 
 

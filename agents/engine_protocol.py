@@ -12,7 +12,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tarneeb_env import Rules
-from tarneeb_env.cards import BID_BASE, NUM_CARDS, PASS, SUITS, TRUMP_BASE, action_str, cards_of, mask_of
+from tarneeb_env.cards import BID_BASE, NUM_ACTIONS, NUM_CARDS, PASS, SUITS, TRUMP_BASE, action_str, cards_of, mask_of
 from tarneeb_env.game import IllegalActionError, TarneebGame
 from tarneeb_env.observation import ObservationWriter
 from tarneeb_env.rules_core import PLAY as PLAY_PHASE
@@ -31,9 +31,12 @@ class ProtocolError(ValueError):
     """A message that breaks the protocol (the engine side's one-line complaint about the host)."""
 
 
+_NAMES = tuple(action_str(a, symbols=False) for a in range(NUM_ACTIONS))
+
+
 def name_of(action: int) -> str:
     """The readable name of an action id: ``QH``, ``10S``, ``pass``, ``bid 8``, ``trump hearts``."""
-    return action_str(action, symbols=False)
+    return _NAMES[action]
 
 
 def public_rules(rules: Rules) -> dict[str, Any]:

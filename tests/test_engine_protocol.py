@@ -292,6 +292,11 @@ def test_a_fault_after_some_chunks_keeps_the_deals_already_played():
     assert rr.pairs[0].deals in (4, 8, 12, 16)  # whole chunks: those finished before it
 
 
+def test_a_fault_in_a_worker_process_ends_the_match_in_one_line_too():
+    with pytest.raises(EngineError, match=r"^engine 'engine\?timeout=0\.2:.*exited with code 3"):
+        round_robin([faulty("exit", "act"), "rule"], deals=4, batch=2, workers=2, seed=1)
+
+
 def test_evaluate_reports_the_finished_deals_and_the_fault_in_one_line_with_exit_code_2(tmp_path):
     # 128 deals x 2 tables x 2 seats = 512 deal messages in a chunk, and those dealt again after a throw-in: with
     # this engine (it passes) the 900th is in the second chunk of seed 0

@@ -14,6 +14,7 @@ messages an external engine is sent for a seat must not change when the cards th
 """
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 
@@ -211,7 +212,7 @@ def _sent(rules, deal, dealer, exposed, actions, seat, leaky=False) -> list[str]
     if result is not None:
         record = result.record
         if leaky:
-            record = {**record, "thrown_in": False}  # the control: the record passed on whole
+            record = dataclasses.replace(record, thrown_in=False)  # the control: the record passed on whole
         msgs += host.finish(seat, record)
     else:
         view = make_view(game, seat)

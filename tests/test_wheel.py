@@ -9,6 +9,7 @@ editable install is not seen), and plays from a temporary folder.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import site
@@ -71,7 +72,8 @@ def test_the_wheel_installs_the_console_scripts_and_every_subpackage(wheel):
         names = z.namelist()
         (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
         scripts = z.read(entry_points).decode()
-    for script in ("tarneeb-train", "tarneeb-evaluate", "tarneeb-play", "tarneeb-serve", "tarneeb-advise"):
+    for script in ("tarneeb-train", "tarneeb-evaluate", "tarneeb-play", "tarneeb-serve", "tarneeb-advise",
+                   "tarneeb-engine"):
         assert f"{script} = " in scripts
     for module in ("playing/web/app.py", "playing/advisor/server.py", "playing/advisor/terminal.py"):
         assert module in names
@@ -110,3 +112,10 @@ def test_a_wheel_install_plays_the_shipped_agents_under_every_preset(wheel, tmp_
                                            f"/{preset}.pt", p.stdout
         p = run(env_dir / "bin" / "tarneeb-play", "--rules", preset, "--seed", "1", stdin="quit\n")
         assert p.returncode == 0 and "shipped agent" not in p.stdout, (preset, p.stdout, p.stderr)
+    # the installed tarneeb-engine, found on PATH by an engine: spec, plays exactly as the in-process agent
+    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    p = run(env_dir / "bin" / "tarneeb-evaluate", "engine:tarneeb-engine ppo", "ppo", "--deals", "20", "--out",
+            str(cwd / "engine.json"))
+    assert p.returncode == 0, p.stderr
+    margin = json.loads((cwd / "engine.json").read_text())["margin"]
+    assert margin["mean"] == 0.0 and margin["sd"] == 0.0  # every deal: the same moves
