@@ -382,4 +382,4 @@ def test_the_web_table_offers_engines_from_its_start_up_list_only():
         assert r.status_code == 200, r.text
         for chosen in (engine, "engine:sh -c 'touch /tmp/owned'"):  # a page names a key, never a command
             r = c.post("/api/new", headers=headers, json={"partner": chosen})
-            assert r.status_code == 400 and "is not one of the agents this server offers" in r.text
+            assert r.status_code == 400 and "is not one of the players this server offers" in r.text
