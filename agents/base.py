@@ -24,10 +24,18 @@ class Agent:
     ``rules`` is the :class:`~tarneeb_env.Rules` the agent was made for (a
     checkpoint's training rules); ``None`` means it plays any rules. Seating it
     under other rules is refused (see :mod:`agents.rules_check`).
+
+    An agent whose choices draw nothing random (they depend on the
+    observation and view alone) sets ``deterministic = True``: the evaluator
+    then asks it for many tables in one ``act_batch`` call. Any other agent is
+    re-seeded before each of its decisions there, from the deal, the table and
+    the move, and asked table by table, so its draws do not depend on which
+    deals shared a batch (see :mod:`evaluation.tables`).
     """
 
     name = "agent"
     reads_observation = True
+    deterministic = False
     rules = None
 
     def __init__(self, seed: Optional[int] = None):

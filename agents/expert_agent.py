@@ -19,7 +19,10 @@ from .rule_agent import RuleAgent, contract_value, hand_tricks, high_bid, pass_v
 
 AUCTION_POOL = 4  # layouts drawn per layout kept when filtering by the auction (card play)
 BID_POOL = 2  # the same for bidding, where every layout drawn is solved
-CACHE_DEALS = 256  # bidding solutions kept (per deal and seat)
+# Bidding solutions kept (one per deal and seat), the oldest dropped first. Far more than the seats whose auctions
+# run at once at the evaluator's lockstep tables (4 per deal of a chunk): a solution dropped mid-auction would be
+# solved again on other draws, and a match's results would depend on how its deals were split into chunks.
+CACHE_SEATS = 4096
 SLACK = 1.0  # tricks of leeway when reading strength from a bid or a pass
 
 
@@ -92,6 +95,7 @@ class ExpertAgent(RuleAgent):
 
     name = "expert"
     act_batch_env = None  # rule's compiled card play is not this agent's
+    deterministic = False  # it samples layouts
 
     def __init__(self, seed: Optional[int] = None, samples: int = 16, bid_samples: int = 8):
         self.samples = _check_count("samples", samples)
@@ -151,8 +155,8 @@ class ExpertAgent(RuleAgent):
         key = (view.seat, hand, view.dealer, view.exposed_card, view.rules)  # one deal seen from one seat
         hit = self._contract_cache.get(key)
         if hit is None:
-            if len(self._contract_cache) >= CACHE_DEALS:
-                self._contract_cache.clear()
+            if len(self._contract_cache) >= CACHE_SEATS:
+                del self._contract_cache[next(iter(self._contract_cache))]  # the oldest
             hit = self._contract_cache[key] = self._solve_contracts(view)
         layouts, table = hit
         misfit = [_auction_misfit(view, h) for h in layouts]

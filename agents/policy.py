@@ -116,6 +116,11 @@ class PolicyAgent(Agent):
         return self.actor.model
 
     @property
+    def deterministic(self) -> bool:
+        """Greedy, with an ``other`` that draws nothing (see :class:`~agents.base.Agent`)."""
+        return not self.sample and (self.other is None or getattr(self.other, "deterministic", False))
+
+    @property
     def phases(self) -> tuple[str, ...]:
         return self.actor.phases
 

@@ -144,6 +144,7 @@ class RuleAgent(Agent):
 
     name = "rule"
     reads_observation = False
+    deterministic = True  # no draws: a subclass that draws sets it False
     # bidding constants as class attributes, so a variant can be tried as a subclass
     partner_tricks = PARTNER_TRICKS
     sigma = TRICKS_SIGMA

@@ -9,21 +9,30 @@ cards cancels and only the difference in play counts.
 Reproducibility. Deal ``i`` comes from ``SeedSequence(seed, spawn_key=(0, i))``
 alone (dealer ``i % 4``); both tables reset their game generator from the same
 derived seed and the engine uses it only for deals, so redeals are identical
-too. Deals are played in fixed chunks of ``batch`` deals; at the start of each
-chunk every agent is re-seeded from ``(seed, chunk, role)``. Results therefore
-depend on the agents, rules, seed, deals and batch, never on ``workers``.
+too. An agent that is not ``deterministic`` (see ``agents.Agent``) is re-seeded
+before each of its decisions from ``(seed, deal, table, move, role)``, so its
+draws are keyed by the deal. Results therefore depend on the agents, rules,
+seed and deals, never on ``workers``, ``batch`` or how the deals were split
+into chunks.
+
+Work. The deals go to the workers in chunks sized as they are handed out
+(:mod:`evaluation.schedule`): at most ``batch`` deals, about a second of play,
+one deal while the cost is unknown, and smaller towards the end, so that the
+workers end within about a deal of each other and the progress bar moves per
+chunk. Chunks come back in any order and are assembled in deal order.
 
 Speed. A chunk's tables run in lockstep in one process on the pure engine
 (``TarneebGame`` + ``ObservationWriter``; the writer is left out when no agent
-of the pair reads observations, see ``Agent.reads_observation``). Each step the
-pending decisions are grouped by agent object and each agent gets one
-``act_batch(observations, views)`` call, so a neural agent runs one forward
-pass per step; views are built only for agents that read them.
+of the pair reads observations, see ``Agent.reads_observation``). Each step a
+deterministic agent gets one ``act_batch(observations, views)`` call for all
+its tables, so a neural agent runs one forward pass per step; any other agent
+is asked table by table; views are built only for agents that read them.
 
 ``reset()``: one agent object serves all the tables of a chunk at once, so it
 cannot be told "a new deal starts" per table. ``reset()`` is called once per
 agent at the start of every chunk; agents must derive per-deal knowledge from
-the observation or view they are given.
+the observation or view they are given, and a cache must not change a choice
+(``expert`` keeps its bidding solutions for far more seats than a chunk holds).
 
 Deal sets. A seed names a deal set; ``selection`` (seeds 1-3) is for every
 choice, ``heldout`` (seeds 1000001-1000100) for reported figures only

@@ -18,7 +18,6 @@ from .deals import DEAL_SETS, deal_set_seed
 from .match import EvaluationInputError, round_robin
 from .report import _print_match, _print_round_robin
 from .stats import CI_METHODS
-from .tables import DEALS_PER_BATCH
 
 
 def _int_at_least(low: int):
@@ -189,12 +188,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except IllegalActionError as e:  # an agent broke the rules: its name, the action and the legal ones
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 1
-    except agents.EngineError as e:  # an external engine failed before a chunk was finished
+    except agents.EngineError as e:  # an external engine failed before a deal was finished
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"evaluate.py: interrupted before a chunk of {DEALS_PER_BATCH} deals was finished; "
-              "nothing to report", file=sys.stderr)
+        print("evaluate.py: interrupted before a deal was finished; nothing to report", file=sys.stderr)
         return 130
 
     from rich.console import Console

@@ -78,5 +78,7 @@ def duplicate_deal(seed: int, index: int) -> DuplicateDeal:
     return DuplicateDeal(index, dealer, tuple(cards_of(h) for h in hands), last, int(game_ss.generate_state(1)[0]))
 
 
-def _agent_seed(seed: int, kind: int, chunk: int, role: int) -> int:
-    return int(np.random.SeedSequence(seed, spawn_key=(_AGENT_SEEDS, kind, chunk, role)).generate_state(1)[0])
+def _agent_seed(seed: int, *key: int) -> int:
+    """An agent's seed keyed by ``key``: ``(kind, deal or game pair, table, move, role)`` for a decision (see
+    :mod:`evaluation.tables`), ``(kind, first deal, role)`` for the start of a chunk."""
+    return int(np.random.SeedSequence(seed, spawn_key=(_AGENT_SEEDS, *key)).generate_state(1)[0])

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import multiprocessing
+import os
 import signal
 import sys
+import time
 import warnings
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -17,6 +20,7 @@ from tarneeb_env import make_rules
 
 from .deals import _DEALS, _GAMES
 from .results import MatchResult, RoundRobinResult
+from .schedule import Chunk, ChunkPlanner, InlineRunner, PoolRunner, run_chunks
 from .stats import CI_METHODS, AgentStats, fit_ratings, margin_ci95
 from .tables import (
     DEALS_PER_BATCH,
@@ -27,6 +31,7 @@ from .tables import (
 )
 
 AgentLike = Union[str, Any]
+log = logging.getLogger(__name__)
 
 
 class EvaluationInputError(ValueError):
@@ -51,7 +56,7 @@ def one_torch_thread():
         torch.set_num_threads(before)
 
 
-def _init_worker(entries, names, rules, seed, keep_records, pool_size) -> None:
+def _init_worker(entries, names, rules, seed, keep_records, lanes, pool_size) -> None:
     import torch
 
     from agents import cores, dds
@@ -61,23 +66,28 @@ def _init_worker(entries, names, rules, seed, keep_records, pool_size) -> None:
     dds.set_threads(max(1, cores.usable_cores() // pool_size))  # expert/search's solver: W shares of the cores
     warnings.simplefilter("ignore", agent_lib.RulesOverrideWarning)  # the parent warned once already
     loaded = [load_agent(e, rules, name) for e, name in zip(entries, names)]
-    _WORKER.update(_state(loaded, names, rules, seed, keep_records))
+    _WORKER.update(_state(loaded, names, rules, seed, keep_records, lanes))
 
 
-def _state(loaded, names, rules, seed, keep_records) -> dict[str, Any]:
-    return {"agents": loaded, "names": names, "rules": rules, "seed": seed, "keep_records": keep_records}
+def _state(loaded, names, rules, seed, keep_records, lanes) -> dict[str, Any]:
+    return {"agents": loaded, "names": names, "rules": rules, "seed": seed, "keep_records": keep_records,
+            "lanes": lanes}
 
 
-def _run_task(task, state: dict[str, Any], progress=None) -> _ChunkResult:
-    kind, i, j, chunk, start, stop = task
+def _play(chunk: Chunk, state: dict[str, Any]) -> _ChunkResult:
+    """Play ``chunk`` of its lane ``(kind, i, j)``, timed for the scheduler."""
+    began = time.perf_counter()
+    kind, i, j = state["lanes"][chunk.lane]
     role_agents = (state["agents"][i], state["agents"][j])
     names = (state["names"][i], state["names"][j])
     run = _run_deals if kind == _DEALS else _run_games
-    return run(role_agents, names, state["rules"], state["seed"], start, stop, chunk, state["keep_records"], progress)
+    result = run(role_agents, names, state["rules"], state["seed"], chunk.start, chunk.stop, state["keep_records"])
+    result.seconds, result.worker = time.perf_counter() - began, os.getpid()
+    return result
 
 
-def _run_task_in_worker(task) -> _ChunkResult:
-    return _run_task(task, _WORKER)
+def _play_in_worker(chunk: Chunk) -> _ChunkResult:
+    return _play(chunk, _WORKER)
 
 
 def agent_names(entries: Sequence[AgentLike]) -> list[str]:
@@ -125,15 +135,22 @@ def round_robin(
 ) -> RoundRobinResult:
     """Every pair of ``entries`` (agent objects or specs) on the same ``deals`` duplicate deals.
 
-    ``batch`` deals run in lockstep per chunk (a neural agent's batch is up to
-    2 x batch observations). Agent objects are re-seeded and reset at each
-    chunk; with ``workers > 1`` they are pickled to spawned processes, specs are
-    loaded there. Every agent must be made for ``rules`` (see ``agents.load``): one
-    trained for other rules is refused, unless its spec ends in ``?rules=any``.
-    A KeyboardInterrupt after the first chunk returns what was finished, with
-    ``complete`` False (before it, the interrupt propagates); so does an external engine's fault
-    (:class:`agents.EngineError`), its line kept as the result's ``fault``. ``ci`` is the
-    margin intervals' method: ``normal`` or ``bootstrap`` (see :mod:`evaluation.stats`).
+    The deals are played in chunks of at most ``batch`` deals in lockstep (a
+    neural agent's batch is up to 2 x batch observations), sized as they are
+    handed to the ``workers`` (:mod:`evaluation.schedule`): full chunks for
+    cheap agents, one-deal chunks for slow ones, so the workers end together and
+    the progress bar moves per chunk. Agent objects are reset at each chunk, and
+    an agent that is not ``deterministic`` is re-seeded before each decision from
+    the deal, table and move (:mod:`evaluation.tables`): the results do not
+    depend on ``workers``, ``batch`` or the split. With ``workers > 1`` agent
+    objects are pickled to spawned processes, specs are loaded there. Every agent
+    must be made for ``rules`` (see ``agents.load``): one trained for other rules
+    is refused, unless its spec ends in ``?rules=any``. A KeyboardInterrupt after
+    a deal was finished returns each pair's finished deals from the first on,
+    with ``complete`` False (before it, the interrupt propagates); so does an
+    external engine's fault (:class:`agents.EngineError`), its line kept as the
+    result's ``fault``. ``ci`` is the margin intervals' method: ``normal`` or
+    ``bootstrap`` (see :mod:`evaluation.stats`).
     """
     try:
         if len(entries) < 2:
@@ -152,46 +169,62 @@ def round_robin(
     except ValueError as e:
         raise EvaluationInputError(str(e)) from None
     pair_index = list(itertools.combinations(range(len(entries)), 2))
-    tasks = []
+    lanes, sizes = [], []  # per lane (kind, i, j) and (units, most per chunk): each pair's deals, then its games
     for i, j in pair_index:
-        for chunk, start in enumerate(range(0, deals, batch)):
-            tasks.append((_DEALS, i, j, chunk, start, min(start + batch, deals)))
-        for chunk, start in enumerate(range(0, games, GAMES_PER_BATCH)):
-            tasks.append((_GAMES, i, j, chunk, start, min(start + GAMES_PER_BATCH, games)))
+        for kind, units, cap in ((_DEALS, deals, batch), (_GAMES, games, GAMES_PER_BATCH)):
+            if units:
+                lanes.append((kind, i, j))
+                sizes.append((units, cap))
+    pool_size = min(workers, sum(n for n, _ in sizes))
+    planner = ChunkPlanner(sizes, pool_size)
 
     from tqdm import tqdm
 
     bar = tqdm(total=len(pair_index) * (deals + games), file=sys.stderr, disable=not progress, unit="deal")
-    results: list[_ChunkResult] = []
-    fault = None
+    played: dict[Chunk, _ChunkResult] = {}
+
+    def on_result(chunk: Chunk, result: _ChunkResult) -> None:
+        played[chunk] = result
+        bar.update(chunk.size)
+        if len(pair_index) == 1 and progress:  # a match shows its margin so far, with its interval
+            margins = np.concatenate([r.margins for r in played.values()])
+            if len(margins):
+                ci = margin_ci95(margins)
+                bar.set_postfix_str(f"margin {np.mean(margins):+.2f}"
+                                    + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""))
+
+    began = time.perf_counter()
+    stopped: Optional[BaseException] = None
     try:
-        if workers == 1 or len(tasks) == 1:
-            state = _state(loaded, names, rules, int(seed), records)
+        if pool_size == 1:
+            state = _state(loaded, names, rules, int(seed), records, lanes)
             with one_torch_thread():
-                for task in tasks:
-                    moved = _ChunkBar(bar, task[5] - task[4])  # in-process, a shown bar moves within the chunk too
-                    result = _run_task(task, state, moved if progress else None)  # no bar: no per-step tally
-                    _finished(result, results, moved, len(pair_index) == 1)
+                run_chunks(planner, InlineRunner(lambda chunk: _play(chunk, state)), on_result)
         else:
             ctx = multiprocessing.get_context("spawn")
-            pool_size = min(workers, len(tasks))
-            initargs = (list(entries), names, rules, int(seed), records, pool_size)
+            initargs = (list(entries), names, rules, int(seed), records, lanes, pool_size)
             with ctx.Pool(pool_size, initializer=_init_worker, initargs=initargs) as pool:
-                for task, result in zip(tasks, pool.imap(_run_task_in_worker, tasks)):
-                    _finished(result, results, _ChunkBar(bar, task[5] - task[4]), len(pair_index) == 1)
+                run_chunks(planner, PoolRunner(pool, _play_in_worker), on_result)
     except (KeyboardInterrupt, agent_lib.EngineError) as e:
-        fault = str(e) if isinstance(e, agent_lib.EngineError) else None
-        # Ctrl-C (or an engine's fault) in an hour-long evaluation keeps the chunks already played: they are a
-        # prefix of the tasks, so each pair's finished deals are exactly what a shorter --deals run of the same seed plays
-        if not any(t[0] == _DEALS for t in tasks[: len(results)]):
-            raise
+        stopped = e  # Ctrl-C (or an engine's fault) in an hour-long evaluation keeps the chunks already played
     finally:
         bar.close()
-    complete = len(results) == len(tasks)
+    _log_workers(played, time.perf_counter() - began)
+    # per lane, the chunks from its first deal on without a gap: what a shorter --deals run of the same seed plays
+    kept: list[list[_ChunkResult]] = [[] for _ in lanes]
+    reached = [0] * len(lanes)
+    for chunk in sorted(played, key=lambda c: (c.lane, c.start)):
+        if chunk.start == reached[chunk.lane]:
+            kept[chunk.lane].append(played[chunk])
+            reached[chunk.lane] = chunk.stop
+    if stopped is not None and not any(reached[k] for k, lane in enumerate(lanes) if lane[0] == _DEALS):
+        raise stopped  # nothing to report
+    fault = str(stopped) if isinstance(stopped, agent_lib.EngineError) else None
+    complete = reached == [n for n, _ in sizes]
 
     matches = []
     for i, j in pair_index:
-        mine = [r for t, r in zip(tasks, results) if (t[1], t[2]) == (i, j)]
+        mine = [r for lane, results in zip(lanes, kept) if lane[1:] == (i, j) for r in results]
         if not any(len(r.margins) for r in mine):
             continue  # interrupted before this pair played
         stats = (AgentStats(), AgentStats())
@@ -216,30 +249,13 @@ def round_robin(
     return RoundRobinResult(names, matches, ratings, complete, fault)
 
 
-class _ChunkBar:
-    """One chunk's share of the progress bar (its ``size`` deals or games): called with the fraction done, it
-    moves the bar by the whole deals reached since the last call. Within a chunk that is deals' worth of cards
-    played (its lockstep tables end together), so the bar moves while an hour-long chunk plays."""
-
-    def __init__(self, bar, size: int):
-        self.bar, self.size, self.shown = bar, size, 0
-
-    def __call__(self, fraction: float) -> None:
-        reached = min(self.size, int(fraction * self.size))
-        if reached > self.shown:
-            self.bar.update(reached - self.shown)
-            self.shown = reached
-
-
-def _finished(result: _ChunkResult, results: list[_ChunkResult], moved: _ChunkBar, one_pair: bool) -> None:
-    """Keep a chunk's result and move the bar to its end; in a match the bar shows the margin so far, with its
-    interval."""
-    results.append(result)
-    moved(1.0)
-    if one_pair:
-        margins = np.concatenate([r.margins for r in results])
-        ci = margin_ci95(margins)
-        moved.bar.set_postfix_str(f"margin {np.mean(margins):+.2f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""))
+def _log_workers(played: dict[Chunk, _ChunkResult], wall: float) -> None:
+    """Log each process's chunks, units and busy time against the run's wall time (how evenly work was shared)."""
+    for worker in sorted({r.worker for r in played.values()}):
+        mine = [(c, r) for c, r in played.items() if r.worker == worker]
+        busy = sum(r.seconds for _, r in mine)
+        log.info("worker %d: %d chunks, %d units, busy %.2f s of %.2f s (idle %.2f s)", worker, len(mine),
+                 sum(c.size for c, _ in mine), busy, wall, wall - busy)
 
 
 def duplicate_match(

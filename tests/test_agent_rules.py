@@ -106,8 +106,8 @@ def test_the_evaluator_workers_check_the_rules_and_do_not_repeat_the_warning(mon
     with warnings.catch_warnings(record=True) as caught:  # the worker's warning filter stays in here
         warnings.simplefilter("always")
         with pytest.raises(agents.RulesMismatchError, match=REFUSED):
-            match._init_worker([SHIPPED, "rule"], ["a", "b"], SYRIAN, 0, False, 1)
-        match._init_worker([SHIPPED + "?rules=any", "rule"], ["a", "b"], SYRIAN, 0, False, 1)
+            match._init_worker([SHIPPED, "rule"], ["a", "b"], SYRIAN, 0, False, [], 1)
+        match._init_worker([SHIPPED + "?rules=any", "rule"], ["a", "b"], SYRIAN, 0, False, [], 1)
     assert caught == [] and match._WORKER["agents"][0].rules == CLASSIC
 
 
@@ -121,9 +121,10 @@ def test_the_trainers_pool_call_loads_for_the_runs_rules():
 def test_evaluate_cli_refuses_in_one_line_and_warns_once_on_override_whatever_the_workers(capfd):
     assert evaluate.main([SHIPPED, "rule", "--deals", "2", "--rules", "syrian41"]) == 2
     err = capfd.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("evaluate.py: error: agent ") and "?rules=any" in err[0]
+    assert len(err) == 1 and err[0].startswith("evaluate.py: error: ") and "was trained for rules classic" in err[0]
+    assert 0 < err[0].index("give --rules classic") < err[0].index("?rules=any")  # the fix first, the override after
     assert evaluate.main([SHIPPED + "?rules=any", "rule", "--deals", "4", "--games", "1", "--rules", "syrian41",
-                          "--workers", "2"]) == 0  # two tasks: run in two workers
+                          "--workers", "2"]) == 0  # five units: run in two workers
     err = [line for line in capfd.readouterr().err.splitlines() if "arning" in line]  # workers write to fd 2
     assert len(err) == 1 and err[0].startswith("evaluate.py: warning: agent ") and "plays anyway" in err[0]
 

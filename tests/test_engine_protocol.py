@@ -8,6 +8,7 @@ tests need no installed script; one test checks that pyproject.toml declares it.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -285,11 +286,12 @@ def test_an_engine_that_fails_its_hello_is_refused_in_one_line(mode, says):
 
 
 def test_a_fault_after_some_chunks_keeps_the_deals_already_played():
-    # a deal message per seat's deal: at least 4 deals x 2 tables x 2 seats = 16 per chunk of 4 (more with
-    # deals thrown in and dealt again), so the 40th comes after the first chunk and before the last
+    # a deal message per seat's deal: at least 20 deals x 2 tables x 2 seats = 80 in the match, so the 40th comes
+    # after the first deal and before the last; the deals kept are those finished from the first on (chunks are
+    # sized by the scheduler as they are handed out, so their number is not fixed)
     rr = round_robin([faulty("exit", "deal", n=40), "rule"], deals=20, batch=4, seed=1)
     assert not rr.complete and "exited with code 3" in rr.fault
-    assert rr.pairs[0].deals in (4, 8, 12, 16)  # whole chunks: those finished before it
+    assert 1 <= rr.pairs[0].deals < 20 and len(rr.pairs[0].margins) == rr.pairs[0].deals
 
 
 def test_a_fault_in_a_worker_process_ends_the_match_in_one_line_too():
@@ -298,16 +300,17 @@ def test_a_fault_in_a_worker_process_ends_the_match_in_one_line_too():
 
 
 def test_evaluate_reports_the_finished_deals_and_the_fault_in_one_line_with_exit_code_2(tmp_path):
-    # 128 deals x 2 tables x 2 seats = 512 deal messages in a chunk, and those dealt again after a throw-in: with
-    # this engine (it passes) the 900th is in the second chunk of seed 0
+    # 256 deals x 2 tables x 2 seats = 1024 deal messages, and those dealt again after a throw-in: with this engine
+    # (it passes) the 900th comes before the last deal of seed 0
     spec = faulty("exit", "deal", n=900)
     p = subprocess.run([sys.executable, "evaluate.py", spec, "rule", "--deals", "256", "--out",
                         str(tmp_path / "r.json")], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert p.returncode == 2, p.stderr
     assert "Traceback" not in p.stderr
     errors = [x for x in p.stderr.splitlines() if x.startswith("evaluate.py: error: ")]
-    assert len(errors) == 1 and "exited with code 3" in errors[0] and "finished before it: 128 of 256" in errors[0], p.stderr
-    assert "128" in p.stdout  # the table over the finished deals
+    finished = re.search(r"finished before it: (\d+) of 256", errors[0]) if len(errors) == 1 else None
+    assert finished and "exited with code 3" in errors[0] and 1 <= int(finished[1]) < 256, p.stderr
+    assert finished[1] in p.stdout  # the table over the finished deals
 
 
 def test_evaluate_refuses_an_engine_that_fails_at_once_in_one_line_with_exit_code_2():

@@ -48,7 +48,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.expected_conditions import staleness_of  # noqa: E402
+from selenium.webdriver.support.expected_conditions import alert_is_present, staleness_of  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from evaluation import duplicate_match  # noqa: E402
@@ -363,7 +363,7 @@ def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(se
     check_layout(browser, "the challenge tab")
     if inProgress(browser):
         find(browser, "#dup-start")[0].click()
-        browser.switch_to.alert.accept()
+        WebDriverWait(browser, WAIT).until(alert_is_present()).accept()
     else:
         find(browser, "#dup-start")[0].click()
     WebDriverWait(browser, WAIT).until(lambda b: "Challenge deal 1 of 1" in find(b, "#deal-line")[0].text)
@@ -469,14 +469,14 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
     table = session_of(browser, app).table
     find(browser, "#new-game")[0].click()
     find(browser, "#setup-start")[0].click()
-    assert "Abandon the game" in browser.switch_to.alert.text
-    browser.switch_to.alert.dismiss()
+    assert "Abandon the game" in WebDriverWait(browser, WAIT).until(alert_is_present()).text
+    WebDriverWait(browser, WAIT).until(alert_is_present()).dismiss()
     assert session_of(browser, app).table is table
     assert not find(browser, "#setup:not([hidden])")  # closed: no menu shows a player who is not playing
     assert find(browser, "#players-line")[0].text == "Partner: Club · Opponents: Club"
     find(browser, "#new-game")[0].click()
     find(browser, "#setup-start")[0].click()
-    browser.switch_to.alert.accept()
+    WebDriverWait(browser, WAIT).until(alert_is_present()).accept()
     WebDriverWait(browser, WAIT).until(lambda b: session_of(b, app).table is not table)
 
     registry = app.state.sessions
