@@ -30,14 +30,15 @@ def _error(capsys, sets) -> str:
     ("ppo.lr=-1", "--set ppo.lr=-1: ppo.lr: must be > 0, got -1.0"),
     ("env.seed=x", "--set env.seed=x: env.seed: expected an int, got 'x'"),
     ("selfplay.weights={curent: 1.0}",
-     "--set selfplay.weights={curent: 1.0}: selfplay.weights: 'curent' is not 'current', 'snapshots', "
-     "'casual', 'expert', 'random', 'rule', 'search', 'ppo', a .pt checkpoint or file.py:Name (did you mean 'current'?)"),
+     "--set selfplay.weights={curent: 1.0}: selfplay.weights: 'curent' is not 'current', 'snapshots', 'casual', "
+     "'expert', 'random', 'rule', 'search', 'ppo', a .pt checkpoint or file.py:Name (did you mean 'current'?)"),
     ("selfplay.weights={curent:1.0}",
      "--set selfplay.weights={curent:1.0}: selfplay.weights: 'curent:1.0' has no value: YAML needs a space after "
      "the colon ({curent: 1.0}); and 'curent' is not 'current', 'snapshots', 'casual', 'expert', 'random', 'rule', "
      "'search', 'ppo', a .pt checkpoint or file.py:Name (did you mean 'current'?)"),
     ("pretrain.teacher=rul", "--set pretrain.teacher=rul: pretrain.teacher: 'rul' is not 'casual', 'expert', "
-                             "'random', 'rule', 'search', 'ppo', a .pt checkpoint or file.py:Name (did you mean 'rule'?)"),
+                             "'random', 'rule', 'search', 'ppo', a .pt checkpoint or file.py:Name (did you mean "
+                             "'rule'?)"),
     ("learn.other=randon", "--set learn.other=randon: learn.other: 'randon' is not "),
     ("eval.opponents=[rule, rnd]", "--set eval.opponents=[rule, rnd]: eval.opponents[1]: 'rnd' is not "),
     ("rules=syrain41", "--set rules=syrain41: rules: unknown rules preset 'syrain41' (did you mean 'syrian41'?); "

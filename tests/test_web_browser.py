@@ -472,6 +472,9 @@ def test_leaving_a_game_asks_first_and_a_lost_game_is_said(server, browser):
     assert "Abandon the game" in WebDriverWait(browser, WAIT).until(alert_is_present()).text
     WebDriverWait(browser, WAIT).until(alert_is_present()).dismiss()
     assert session_of(browser, app).table is table
+    assert not find(browser, "#setup:not([hidden])")  # closed: no menu shows a player who is not playing
+    assert find(browser, "#players-line")[0].text == "Partner: Club · Opponents: Club"
+    find(browser, "#new-game")[0].click()
     find(browser, "#setup-start")[0].click()
     WebDriverWait(browser, WAIT).until(alert_is_present()).accept()
     WebDriverWait(browser, WAIT).until(lambda b: session_of(b, app).table is not table)

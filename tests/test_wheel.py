@@ -77,6 +77,8 @@ def test_the_wheel_installs_the_console_scripts_and_every_subpackage(wheel):
         assert f"{script} = " in scripts
     for module in ("playing/web/app.py", "playing/advisor/server.py", "playing/advisor/terminal.py"):
         assert module in names
+    for lang in ("en", "ar", "es", "de", "pt", "id"):  # the web table's words
+        assert f"playing/web/static/i18n/{lang}.json" in names
 
 
 @pytest.mark.slow

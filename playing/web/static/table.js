@@ -516,8 +516,9 @@ async function startSetup() {
     toast(t("err.target", { max: config.max_target }));
     return;
   }
-  if (!mayAbandon()) return;
-  $("setup").hidden = true;
+  const abandon = mayAbandon();
+  $("setup").hidden = true; // either way: the panel never stays open showing players who are not at the table
+  if (!abandon) return;
   dismissed = null;
   await call("POST", "/api/new", { rules: $("pick-rules").value, target, partner: $("pick-partner").value,
     opponents: $("pick-opponents").value });
