@@ -26,6 +26,7 @@ from starlette.schemas import SchemaGenerator
 from agents.explain import MAX_SAMPLES, explain, network_for
 from tarneeb_env import PRESETS
 
+from ..web.bounds import read_body
 from ..web.records import loads
 from .openapi import COMPONENTS, INFO
 from .position import KEYS, PositionError, build_view
@@ -43,21 +44,10 @@ def _error(status: int, message: str, headers: dict | None = None) -> JSONRespon
 
 async def _json_body(request: Request) -> Any:
     """The request's JSON, read chunk by chunk up to :data:`MAX_BODY_BYTES`; 400/413 otherwise."""
-    too_big = PositionError(413, f"the request is over {MAX_BODY_BYTES // 1024} KiB: a position is far smaller")
+    raw = await read_body(request, MAX_BODY_BYTES, PositionError,
+                          f"the request is over {MAX_BODY_BYTES // 1024} KiB: a position is far smaller")
     try:
-        declared = int(request.headers.get("content-length") or 0)
-    except ValueError:
-        raise PositionError(400, "Content-Length must be an integer") from None
-    if declared > MAX_BODY_BYTES:
-        raise too_big
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise too_big
-        chunks.append(chunk)
-    try:
-        return loads(b"".join(chunks))
+        return loads(raw)
     except (ValueError, UnicodeDecodeError) as e:
         raise PositionError(400, f"the request body must be a JSON object (a position): {str(e)[:80]}") from None
 

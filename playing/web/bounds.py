@@ -7,7 +7,7 @@ uploads are held as text (a tenth of their parsed size) under one budget for the
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from starlette.requests import Request
 
@@ -19,21 +19,28 @@ MAX_HELD_UPLOAD_BYTES = 128 * 2**20  # all tabs' uploads together
 MAX_UPLOADS = 8  # per session; the oldest is dropped past this
 
 
-async def json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object (``{}`` for no body), read chunk by chunk up to :data:`MAX_BODY_BYTES`."""
-    too_big = RequestError(413, f"the request is over {MAX_BODY_BYTES // 2**20} MiB")
+async def read_body(request: Request, limit: int, error: Callable[[int, str], Exception], too_big: str) -> bytes:
+    """The request's body, read chunk by chunk: ``error(413, too_big)`` past ``limit`` bytes whatever the
+    Content-Length claims, ``error(400, ...)`` for a Content-Length that is not an integer. Both servers' bodies
+    come through here (the web table's and the advisor's, each with its own limit and error type)."""
     try:
-        if int(request.headers.get("content-length") or 0) > MAX_BODY_BYTES:
-            raise too_big
+        declared = int(request.headers.get("content-length") or 0)
     except ValueError:
-        raise RequestError(400, "Content-Length must be an integer") from None
+        raise error(400, "Content-Length must be an integer") from None
+    if declared > limit:
+        raise error(413, too_big)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise too_big
+        if size > limit:
+            raise error(413, too_big)
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object (``{}`` for no body), read chunk by chunk up to :data:`MAX_BODY_BYTES`."""
+    raw = await read_body(request, MAX_BODY_BYTES, RequestError, f"the request is over {MAX_BODY_BYTES // 2**20} MiB")
     if not raw:
         return {}
     try:
