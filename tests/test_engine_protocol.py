@@ -386,3 +386,26 @@ def test_the_web_table_offers_engines_from_its_start_up_list_only():
         for chosen in (engine, "engine:sh -c 'touch /tmp/owned'"):  # a page names a key, never a command
             r = c.post("/api/new", headers=headers, json={"partner": chosen})
             assert r.status_code == 400 and "is not one of the players this server offers" in r.text
+
+
+def test_an_engine_failing_at_the_web_table_gets_its_line_and_a_new_game_starts_it_again():
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+    from test_web_api import make_config, new_session, step
+
+    from playing.web.app import create_app
+
+    config = make_config(allowed={"rule": "rule", "mine": faulty("garbage", "act", timeout=30)})
+    with TestClient(create_app(config), base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        headers, _ = new_session(c)
+        state = c.post("/api/new", headers=headers, json={"partner": "rule", "opponents": "mine"}).json()["state"]
+        while state["to_act"] not in (1, 3):
+            state = step(c, headers, state)
+        r = c.post("/api/advance", headers=headers)
+        assert r.status_code == 503, r.text
+        error = r.json()["error"]
+        assert error.startswith("engine ") and "this is not json" in error and error.endswith(
+            "it was stopped: start a new game (a new game starts the engine again)")
+        assert c.get("/api/state", headers=headers).json()["state"] == state  # nothing moved
+        r = c.post("/api/new", headers=headers, json={"partner": "rule", "opponents": "mine"})
+        assert r.status_code == 200, r.text  # a fresh engine process: it plays until its first act again

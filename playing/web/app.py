@@ -22,6 +22,7 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents import EngineError
 from tarneeb_env.rules import PRESETS
 
 from ..records import RecordError, validate_record
@@ -285,6 +286,9 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
     async def http_error(request: Request, exc: HTTPException):
         return _error(exc.status_code, exc.detail)
 
+    async def engine_error(request: Request, exc: EngineError):  # an external engine failed; it was stopped
+        return _error(503, f"{exc}: start a new game (a new game starts the engine again)")
+
     async def server_error(request: Request, exc: Exception):  # a failing agent, say: the page still gets JSON
         return _error(500, f"server error: {type(exc).__name__}: {exc}")
 
@@ -311,7 +315,8 @@ def create_app(config: ServerConfig, replay_dir: Optional[str] = None,
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers={RequestError: request_error, RecordError: record_error,
-                                        HTTPException: http_error, Exception: server_error})
+                                        HTTPException: http_error, EngineError: engine_error,
+                                        Exception: server_error})
     app.state.sessions = sessions
     app.state.uploads = budget
     app.state.config = config
