@@ -385,6 +385,7 @@ class EngineAgent(Agent):
         self.process = EngineProcess(argv, repr(self.spec), start)
         hello = self.process.hello
         self.name = f"{hello.get('name', argv[0])} {hello.get('version', '')}".strip()
+        self.deterministic = hello.get("deterministic") is True  # then the evaluator asks its tables in one batch
         if rules is not None:
             rules = make_rules(rules)
             if not supports(hello, rules):

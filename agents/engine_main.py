@@ -63,7 +63,8 @@ class Engine:
 
     def hello(self) -> dict:
         return {"type": HELLO, "protocol": PROTOCOL_VERSION, "name": f"tarneeb-engine {self.spec}",
-                "version": _version(), "presets": self.presets}
+                "version": _version(), "presets": self.presets,
+                "deterministic": all(getattr(a, "deterministic", False) for a in self.by_rules.values())}
 
     def agent_for(self, rules: Rules):
         agent = self.by_rules.get(rules)

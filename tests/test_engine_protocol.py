@@ -39,7 +39,10 @@ def engine_spec(spec: str, settings: str = "") -> str:
     return f"engine{settings}:{PY} -m agents.engine_main {shlex.quote(spec)}"
 
 
-def faulty(mode: str, when: str, n: int = 1, timeout: float = 0.2, child: bool = False) -> str:
+def faulty(mode: str, when: str, n: int = 1, timeout: float = 0.0, child: bool = False) -> str:
+    """The fault engine's spec; its per-decision limit 0.2 s where it hangs (the limit is what is tested), else 30 s:
+    the other faults come at once, however slowly a loaded machine lets a Python engine answer."""
+    timeout = timeout or (0.2 if mode == "hang" else 30)
     return f"engine?timeout={timeout}:{PY} {shlex.quote(FAULTY)} {mode} {when} {n}" + (" --child" if child else "")
 
 
@@ -125,6 +128,16 @@ def test_a_replay_refuses_a_move_out_of_turn_and_a_card_it_holds():
 
 
 # ---- the round trip: the same agent through the protocol plays the same moves ------------------------------------
+
+@pytest.mark.parametrize("spec, deterministic", [("rule", True), ("ppo", True), ("random", False)])
+def test_an_engine_says_whether_it_draws_and_the_host_batches_only_one_that_does_not(spec, deterministic):
+    agent = agents.load(engine_spec(spec), rules="classic")
+    try:
+        assert agent.process.hello["deterministic"] is deterministic
+        assert agent.deterministic is deterministic
+    finally:
+        agent.close()
+
 
 @pytest.mark.parametrize("spec", ["rule", "ppo"])
 def test_an_agent_through_the_protocol_plays_exactly_as_in_process(spec):
@@ -295,7 +308,7 @@ def test_a_fault_after_some_chunks_keeps_the_deals_already_played():
 
 
 def test_a_fault_in_a_worker_process_ends_the_match_in_one_line_too():
-    with pytest.raises(EngineError, match=r"^engine 'engine\?timeout=0\.2:.*exited with code 3"):
+    with pytest.raises(EngineError, match=r"^engine 'engine\?timeout=30:.*exited with code 3"):
         round_robin([faulty("exit", "act"), "rule"], deals=4, batch=2, workers=2, seed=1)
 
 
@@ -318,7 +331,7 @@ def test_evaluate_refuses_an_engine_that_fails_at_once_in_one_line_with_exit_cod
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     errors = [x for x in p.stderr.splitlines() if "error" in x]  # the rest is the progress bar
-    assert len(errors) == 1 and errors[0].startswith("evaluate.py: error: engine 'engine?timeout=0.2:"), p.stderr
+    assert len(errors) == 1 and errors[0].startswith("evaluate.py: error: engine 'engine?timeout=30:"), p.stderr
     assert "not a JSON object" in errors[0]
 
 
@@ -395,7 +408,7 @@ def test_an_engine_failing_at_the_web_table_gets_its_line_and_a_new_game_starts_
 
     from playing.web.app import create_app
 
-    config = make_config(allowed={"rule": "rule", "mine": faulty("garbage", "act", timeout=30)})
+    config = make_config(allowed={"rule": "rule", "mine": faulty("garbage", "act")})
     with TestClient(create_app(config), base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         headers, _ = new_session(c)
         state = c.post("/api/new", headers=headers, json={"partner": "rule", "opponents": "mine"}).json()["state"]
