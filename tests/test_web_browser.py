@@ -373,6 +373,7 @@ def test_the_duplicate_challenge_shows_the_margin_and_both_plays_side_by_side(se
     first_tab = browser.current_window_handle
     browser.switch_to.new_window("tab")
     browser.get(url)
+    WebDriverWait(browser, WAIT).until(lambda b: find(b, "#hand .card"))  # its session's first state has arrived
     find(browser, "#tab-challenge")[0].click()
     find(browser, "#dup-start")[0].click()
     WebDriverWait(browser, WAIT).until(lambda b: "Challenge deal 1 of 1" in find(b, "#deal-line")[0].text)
