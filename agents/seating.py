@@ -1,7 +1,7 @@
 """Seating: which agent sits at each seat of many tables, and how they are asked for actions.
 
 Why it exists: the evaluator's lockstep tables, the trainer's rollouts against
-built-in opponents, the behaviour-cloning warm start and the terminal game all
+built-in opponents, the behaviour-cloning warm start and the web and terminal games all
 seat agents at tables and ask them for actions. This module is the one way
 they do it, so every player sees the same protocol wherever it plays.
 
@@ -41,9 +41,9 @@ What it guarantees:
 The engine stays outside: the caller passes an adapter (:class:`Tables`) that
 gives action masks, observation rows and views for table indices, so the same
 seating serves a list of :class:`~tarneeb_env.game.TarneebGame` tables
-(:class:`GameTables`, also the web table's one game), the batch engine (:class:`BatchTables`) and the AEC
-env (:class:`EnvTables`, the terminal game). Applying the
-actions is the caller's, as is whatever it plays itself (seat index ``-1``).
+(:class:`GameTables`: the evaluator's, the web and terminal tables of :mod:`agents.table`) and the batch engine
+(:class:`BatchTables`). Applying the actions is the caller's (:class:`agents.table.Table` for a game), as is
+whatever it plays itself (seat index ``-1``).
 """
 from __future__ import annotations
 
@@ -131,29 +131,6 @@ class BatchTables:
 
     def batch_env(self) -> Any:
         return self.env
-
-
-class EnvTables:
-    """:class:`Tables` over AEC envs (``tarneeb_env.raw_env``), one table each, read through the env's own API
-    (the terminal game's single table)."""
-
-    __slots__ = ("envs",)
-
-    def __init__(self, envs: Sequence[Any]):
-        self.envs = envs
-
-    def masks(self, tables: Sequence[int]) -> np.ndarray:
-        return np.stack([self.envs[i].observe(self.envs[i].agent_selection)["action_mask"] for i in tables])
-
-    def observations(self, tables: Sequence[int]) -> list:
-        return [self.envs[i].observe(self.envs[i].agent_selection)["observation"] for i in tables]
-
-    def views(self, tables: Sequence[int]) -> list:
-        envs = self.envs
-        return [envs[i].view(envs[i].game.current) for i in tables]
-
-    def batch_env(self) -> None:
-        return None
 
 
 def seated(players: dict[int, Any]) -> "Seating":

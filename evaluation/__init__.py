@@ -54,6 +54,8 @@ CLI: ``python evaluate.py`` (or ``tarneeb-evaluate``) ``A B [C ...] [--deals N] 
 [--out results.json] [--records hands.jsonl]``.
 """
 
+from agents.table import MAX_DEALS_PER_GAME, MAX_DEALS_PER_TABLE  # the caps of the runner the tables use
+
 from .deals import DEAL_SETS, HELDOUT, SELECTION, DealSet, DuplicateDeal, deal_set_of, deal_set_seed, duplicate_deal
 from .match import (
     EvaluationInputError,
@@ -74,12 +76,7 @@ from .stats import (
     summarize_margins,
     wilson_ci95,
 )
-from .tables import (
-    DEALS_PER_BATCH,
-    MAX_DEALS_PER_GAME,
-    MAX_DEALS_PER_TABLE,
-    play_lockstep,
-)
+from .tables import DEALS_PER_BATCH, play_lockstep
 
 __all__ = [
     "CI_METHODS", "DEALS_PER_BATCH", "DEAL_SETS", "HELDOUT", "MAX_DEALS_PER_GAME", "MAX_DEALS_PER_TABLE", "SELECTION",

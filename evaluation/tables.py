@@ -17,82 +17,45 @@ from typing import Any, Optional
 import numpy as np
 
 from agents.seating import GameTables, Seating
+from agents.table import MAX_DEALS_PER_GAME, Table
 from tarneeb_env import IllegalActionError, Rules
-from tarneeb_env.game import TarneebGame
-from tarneeb_env.observation import ObservationWriter
-from tarneeb_env.record import HandRecord
 
 from .deals import _DEALS, _GAMES, _agent_seed, duplicate_deal
 from .stats import AgentStats, _tally
 
 DEALS_PER_BATCH = 128  # the most duplicate deals (2 tables each) a chunk runs in lockstep
 GAMES_PER_BATCH = 32
-MAX_DEALS_PER_TABLE = 50  # a duplicate table still throwing in after this many deals stops, scoring 0
-MAX_DEALS_PER_GAME = 200  # a game not decided after this many deals is a draw
 
 
-class _Table:
-    """One game in a lockstep batch; ``seat_role[s]`` is the role (0 = A, 1 = B) at seat s. ``key`` (kind, deal
-    or game pair, table) and ``moves`` (actions applied so far) key the agents' draws at it."""
-
-    __slots__ = ("game", "writer", "seat_role", "whole_game", "delta", "records", "done", "tag", "key", "moves")
-
-    def __init__(self, rules: Rules, rng_seed, seat_role, whole_game: bool, tag: dict, observe: bool,
-                 key: tuple[int, int, int]):
-        self.writer = ObservationWriter() if observe else None
-        self.game = TarneebGame(rules, np.random.default_rng(rng_seed), self.writer)
-        self.seat_role = seat_role
-        self.whole_game = whole_game
-        self.delta = [0, 0]
-        self.records: list[HandRecord] = []
-        self.done = False
-        self.tag = tag
-        self.key = key
-        self.moves = 0
-
-    def finish_deal(self, result) -> None:
-        self.records.append(result.record)
-        self.delta[0] += result.score_delta[0]
-        self.delta[1] += result.score_delta[1]
-        game = self.game
-        if self.whole_game:
-            over = result.game_over or game.deals >= MAX_DEALS_PER_GAME
-        else:
-            over = not result.thrown_in or game.deals >= MAX_DEALS_PER_TABLE
-        if over:
-            self.done = True
-        else:
-            game.next_deal()
-
-
-def play_lockstep(tables: list[_Table], seating: Seating, seed: int) -> None:
-    """Play every table to its end; ``seating`` seats table i's roles. A deterministic agent gets one
-    ``act_batch`` call per step for all its tables; any other is re-seeded from ``seed`` and the table's key and
-    move before each decision and asked for that table alone (see the module docstring)."""
+def play_lockstep(tables: list[Table], seating: Seating, seed: Optional[int] = None,
+                  keys: Optional[Sequence[tuple[int, int, int]]] = None) -> None:
+    """Play every table to its end; ``tables[i]`` is row i of ``seating``. A deterministic agent gets one
+    ``act_batch`` call per step for all its tables; with a ``seed``, any other is re-seeded from it, the table's
+    ``keys[i]`` (kind, deal or game pair, table) and move before each decision and asked for that table alone
+    (see the module docstring). Without one (a web table the computer plays alone) every agent is asked as it
+    is."""
     engine = GameTables([t.game for t in tables], [t.writer for t in tables])
     seat_agent = seating.seat_agent.tolist()
-    keyed = [not getattr(a, "deterministic", False) for a in seating.agents]
-    active = [i for i, t in enumerate(tables) if not t.done]
+    keyed = [seed is not None and not getattr(a, "deterministic", False) for a in seating.agents]
+    active = [i for i, t in enumerate(tables) if not t.over]
     while active:
         seats = [tables[i].game.current for i in active]
         if any(keyed):
-            actions = _keyed_actions(tables, seating, seed, active, seats, seat_agent, keyed, engine)
+            actions = _keyed_actions(tables, keys, seating, seed, active, seats, seat_agent, keyed, engine)
         else:
             actions = seating.act(active, seats, engine)
         for i, seat, action in zip(active, seats, actions):
             t = tables[i]
             try:
-                result = t.game.apply(action)
+                result = t.apply(action)
             except IllegalActionError as e:
                 raise IllegalActionError(f"agent {seating.name(i, seat)!r}: {e}") from None
-            t.moves += 1
-            if result is not None:
-                seating.deal_over(i, result.record)
-                t.finish_deal(result)
-        active = [i for i in active if not tables[i].done]
+            if result is not None and not t.over:
+                t.next_deal()
+        active = [i for i in active if not tables[i].over]
 
 
-def _keyed_actions(tables, seating: Seating, seed: int, active, seats, seat_agent, keyed, engine) -> list:
+def _keyed_actions(tables, keys, seating: Seating, seed: int, active, seats, seat_agent, keyed, engine) -> list:
     """This step's actions: one call for the tables where a deterministic agent is to act, then one re-seeded
     call per table where another agent is."""
     out: list = [None] * len(active)
@@ -103,8 +66,7 @@ def _keyed_actions(tables, seating: Seating, seed: int, active, seats, seat_agen
     for j, (i, s) in enumerate(zip(active, seats)):
         role = seat_agent[i][s]
         if keyed[role]:
-            t = tables[i]
-            seating.agents[role].seed(_agent_seed(seed, *t.key, t.moves, role))
+            seating.agents[role].seed(_agent_seed(seed, *keys[i], tables[i].moves, role))
             out[j] = seating.act([i], [s], engine)[0]
     return out
 
@@ -139,56 +101,49 @@ _ODD = (1, 0, 1, 0)  # A on seats 1 & 3
 
 
 def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool):
-    seating = _seating(role_agents, names, [_EVEN, _ODD] * (stop - start), seed, _DEALS, start)
+    roles = [_EVEN, _ODD] * (stop - start)  # deal i's two tables: A on the even seats, then on the odd ones
+    seating = _seating(role_agents, names, roles, seed, _DEALS, start)
     observe = seating.reads_observation
     tables = []
     for i in range(start, stop):
         d = duplicate_deal(seed, i)
-        for table, seat_role in enumerate((_EVEN, _ODD)):
-            t = _Table(rules, d.game_seed, seat_role, False, {"deal_index": i, "table": table}, observe,
-                       (_DEALS, i, table))
-            t.game.new_game(d.dealer)
-            t.game.start_deal([list(h) for h in d.hands], d.exposed_card)
-            tables.append(t)
-    play_lockstep(tables, seating, seed)
+        for _ in (_EVEN, _ODD):
+            tables.append(Table(rules, np.random.default_rng(d.game_seed), d.dealer, seating, len(tables),
+                                one_deal=True, observe=observe, deal=[list(h) for h in d.hands],
+                                exposed_card=d.exposed_card, own_agents=False))
+    play_lockstep(tables, seating, seed, [(_DEALS, start + k // 2, k % 2) for k in range(len(tables))])
     stats = {0: AgentStats(), 1: AgentStats()}
     records = [] if keep_records else None
-    for t in tables:
-        for k, rec in enumerate(t.records):
-            _tally(stats, rec, t.seat_role, rules.auction)
+    for k, (t, seat_role) in enumerate(zip(tables, roles)):
+        for redeal, rec in enumerate(t.records):
+            _tally(stats, rec, seat_role, rules.auction)
             if keep_records:
-                seats = _seat_names(t.seat_role, names)
-                records.append({"pair": list(names), **t.tag, "redeal": k, "seats": seats, **rec.to_dict()})
-    net = np.array([t.delta[0] - t.delta[1] if t.seat_role == _EVEN else t.delta[1] - t.delta[0] for t in tables])
+                records.append({"pair": list(names), "deal_index": start + k // 2, "table": k % 2, "redeal": redeal,
+                                "seats": _seat_names(seat_role, names), **rec.to_dict()})
+    net = np.array([t.net if seat_role == _EVEN else -t.net for t, seat_role in zip(tables, roles)])
     margins = (net[0::2] + net[1::2]) / 2.0
     return _ChunkResult(margins, (stats[0], stats[1]), records=records)
 
 
 def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool):
-    seating = _seating(role_agents, names, [_ODD if g % 2 else _EVEN for g in range(start, stop)], seed, _GAMES,
-                       start)
+    roles = [_ODD if g % 2 else _EVEN for g in range(start, stop)]  # a pair's two games: A even, then odd
+    seating = _seating(role_agents, names, roles, seed, _GAMES, start)
     observe = seating.reads_observation
-    tables = []
-    for g in range(start, stop):
-        pair = g // 2
-        seat_role = _EVEN if g % 2 == 0 else _ODD
-        t = _Table(rules, np.random.SeedSequence(seed, spawn_key=(_GAMES, pair)), seat_role, True, {"game_index": g},
-                   observe, (_GAMES, pair, g % 2))
-        t.game.new_game(pair % 4)
-        t.game.start_deal()
-        tables.append(t)
-    play_lockstep(tables, seating, seed)
+    tables = [Table(rules, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_GAMES, g // 2))),
+                    g // 2 % 4, seating, g - start, cap=MAX_DEALS_PER_GAME, observe=observe, own_agents=False)
+              for g in range(start, stop)]
+    play_lockstep(tables, seating, seed, [(_GAMES, g // 2, g % 2) for g in range(start, stop)])
     a_won = b_won = 0
     records = [] if keep_records else None
-    for t in tables:
+    for g, t, seat_role in zip(range(start, stop), tables, roles):
         winner = t.game.winner
         if winner is not None:
-            a_role_team = 0 if t.seat_role == _EVEN else 1
+            a_role_team = 0 if seat_role == _EVEN else 1
             a_won += winner == a_role_team
             b_won += winner != a_role_team
         if keep_records:
             for k, rec in enumerate(t.records):
-                seats = _seat_names(t.seat_role, names)
-                records.append({"pair": list(names), **t.tag, "hand_index": k, "seats": seats, **rec.to_dict()})
+                records.append({"pair": list(names), "game_index": g, "hand_index": k,
+                                "seats": _seat_names(seat_role, names), **rec.to_dict()})
     empty = (AgentStats(), AgentStats())
     return _ChunkResult(np.zeros(0), empty, stop - start, a_won, b_won, records)

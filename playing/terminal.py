@@ -12,11 +12,13 @@ from rich.prompt import InvalidResponse, PromptBase
 from rich.text import Text
 
 import agents
-from agents.seating import EnvTables, seated
-from tarneeb_env import Rules, raw_env
+from agents.seating import seated
+from agents.table import Table
+from tarneeb_env import Rules
 from tarneeb_env.cards import BID_BASE, NUM_CARDS, PASS, TRUMP_BASE
 from tarneeb_env.game import trick_winner
 from tarneeb_env.record import HandRecord
+from tarneeb_env.view import make_view
 
 from .records import RECORD_FORMAT
 from .screen import (
@@ -30,7 +32,6 @@ from .screen import (
     team_name,
 )
 
-MAX_DEALS = 1000  # a game that has not ended after this many deals stops (only endless redeals get there)
 _LOAD_ERRORS = (ValueError, OSError, RuntimeError, ImportError, KeyError)
 
 
@@ -57,7 +58,8 @@ def spec_label(spec: str) -> str:
 
 
 class TerminalGame:
-    """One game at the terminal: the env, the three computer players and the human at seat 0."""
+    """One game at the terminal: the table (:class:`agents.table.Table`), the three computer players and the
+    human at seat 0."""
 
     def __init__(self, console: Console, rules: Rules, rules_label: str, specs: list[Optional[str]], seed: int,
                  delay: float = 0.0, save_dir: Optional[str] = None):
@@ -73,15 +75,17 @@ class TerminalGame:
         self.hint_agent = agents.RuleAgent(seed=int(seeds[4]))
         self.glyphs = Glyphs(console.encoding)
         self.screen = Screen(self.glyphs, ["you"] + [spec_label(specs[s]) for s in (1, 2, 3)])
-        self.env = raw_env(rules=rules, episode="game", max_hands=MAX_DEALS)
+        self.table: Optional[Table] = None  # dealt by run()
         self.deal_number = 0
         self.last_trick: Optional[tuple[list, int]] = None
         self.stamp = time.strftime("%Y%m%d-%H%M%S")
 
     # ------------------------------------------------------------------ loop
     def run(self) -> int:
-        env, console = self.env, self.console
-        env.reset(seed=self.seed)
+        console = self.console
+        rng = np.random.default_rng(self.seed)  # the dealer and then the deals, as the env's reset(seed) draws them
+        table = self.table = Table(self.rules, rng, int(rng.integers(4)), self.seating, hint=self.hint_agent)
+        game = table.game
         rules = self.rules
         dot, labels = self.glyphs.dot, self.screen.labels
         console.print(Text(f"Tarneeb {dot} rules {self.rules_label} {dot} target {rules.target_score} {dot} "
@@ -90,11 +94,10 @@ class TerminalGame:
                            "type help for commands"))
         self._new_deal()
         while True:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
+            if table.over:
                 return self._game_over()
-            seat = int(agent.rsplit("_", 1)[1])
-            view = env.view(seat)
+            seat = game.current
+            view = make_view(game, seat)
             if seat == 0:
                 action = self._ask_human(view)
                 if action is None:
@@ -103,39 +106,36 @@ class TerminalGame:
             else:
                 if self.delay > 0:
                     time.sleep(self.delay)
-                action = int(self.seating.act([0], [seat], EnvTables([env]))[0])
+                action = int(table.agent_action())
                 if action not in view.legal_actions:
                     console.print(Text(f"{self.screen.seat(seat)} chose an illegal action {action}; stopping.", "red"))
                     return 1
                 self._announce(seat, action)
-            self._step(agent, action, view)
+            self._step(action, view)
 
-    def _step(self, agent: str, action: int, before) -> None:
-        env = self.env
-        env.step(action)
-        info = env.infos[agent].get("hand_record")
-        record = HandRecord.from_dict(info) if info else None
-        plays = record.plays if record else env.view(0).played
+    def _step(self, action: int, before) -> None:
+        table = self.table
+        result = table.apply(action)
+        record = result.record if result else None
+        plays = record.plays if record else make_view(table.game, 0).played
         trump = record.trump if record else before.trump
         if action < NUM_CARDS and len(plays) % 4 == 0 and len(plays) > len(before.played):
             trick = [tuple(p) for p in plays[-4:]]
             winner = trick_winner(trick, trump)
             self.last_trick = (trick, winner)
-            tricks = record.tricks_won if record else env.view(0).tricks_won
+            tricks = record.tricks_won if record else make_view(table.game, 0).tricks_won
             self.console.print(Text(f"Trick {len(plays) // 4}: ").append_text(self.screen.trick_line(trick, winner))
                                .append(f"   (Us {tricks[0]} {self.glyphs.dot} Them {tricks[1]})"))
         if record:
-            self.seating.deal_over(0, record)
             self._end_of_hand(record)
-            if not (env.terminations[agent] or env.truncations[agent]):
+            if not table.over:
+                table.next_deal()
                 self._new_deal()
 
     def _new_deal(self) -> None:
         self.deal_number += 1
         self.last_trick = None
-        self.seating.new_deal(0)
-        self.hint_agent.reset()
-        view = self.env.view(0)
+        view = make_view(self.table.game, 0)
         self.console.rule(f"Deal {self.deal_number} {self.glyphs.dot} dealer: {SEAT_NAMES[view.dealer]}")
         if view.exposed_card is not None:
             self.console.print(Text("The dealer's last card is ").append_text(self.glyphs.card(view.exposed_card))
@@ -207,7 +207,7 @@ class TerminalGame:
             path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
     def _game_over(self) -> int:
-        game = self.env.game
+        game = self.table.game
         scores = game.scores
         if not game.game_over:
             self.console.print(Text(f"The game stopped after {game.deals} deals without a winner. "

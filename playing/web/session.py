@@ -16,13 +16,12 @@ import numpy as np
 
 import agents
 from agents.base import Agent
-from agents.seating import GameTables, seated
-from evaluation import MAX_DEALS_PER_TABLE, DuplicateDeal, duplicate_deal
-from ..terminal import MAX_DEALS
-from tarneeb_env import Rules, TarneebGame, make_rules
+from agents.seating import seated
+from agents.table import Table
+from evaluation import DuplicateDeal, duplicate_deal, play_lockstep
+from tarneeb_env import Rules, make_rules
 from tarneeb_env.cards import NUM_ACTIONS, action_str, suit_of
 from tarneeb_env.game import trick_winner
-from tarneeb_env.observation import ObservationWriter
 from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
 from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
@@ -96,69 +95,14 @@ def _seeds(*key: int, n: int) -> list[int]:
     return [int(x) for x in np.random.SeedSequence(key[0], spawn_key=key[1:]).generate_state(n)]
 
 
-class Table:
-    """One table: the engine, its observation writer and the agents at the computer seats.
-
-    ``one_deal`` (a duplicate table) ends with its first deal that is played
-    (throw-ins are redealt from the game's generator, as in ``evaluate.py``);
-    otherwise the table runs to the target score.
-    """
-
-    def __init__(self, rules: Rules, players: dict[int, Agent], hint: Agent, rng_seed: int, dealer: int,
-                 deal: Optional[list] = None, exposed_card: Optional[int] = None, one_deal: bool = False):
-        self.writer = ObservationWriter()
-        self.game = TarneebGame(rules, np.random.default_rng(rng_seed), self.writer)
-        self.game.new_game(dealer)
-        self.seating = seated(players)
-        self.tables = GameTables([self.game], [self.writer])
-        self.hint = hint
-        self.one_deal = one_deal
-        self.records: list[dict] = []
-        self.waiting = False  # a deal is over; the next starts on next_deal()
-        self.over = False
-        self._start(deal, exposed_card)
-
-    def _start(self, deal=None, exposed_card=None) -> None:
-        self.seating.new_deal(0)
-        self.hint.reset()
-        self.game.start_deal(deal, exposed_card)
-
-    @property
-    def net(self) -> int:
-        """Score change of team 0 minus team 1 over all the table's deals."""
-        return sum(r["score_delta"][0] - r["score_delta"][1] for r in self.records)
-
-    def apply(self, action: int) -> None:
-        result = self.game.apply(action)
-        if result is None:
-            return
-        self.records.append(result.record.to_dict())
-        self.waiting = True
-        deals = self.game.deals
-        if self.one_deal:
-            self.over = not result.thrown_in or deals >= MAX_DEALS_PER_TABLE
-        else:
-            self.over = result.game_over or deals >= MAX_DEALS
-
-    def next_deal(self) -> None:
-        self.waiting = False
-        self._start()
-
-    def computer_move(self) -> int:
-        game = self.game
-        seat = game.current
-        action = self.seating.act([0], [seat], self.tables)[0]
-        if not game.is_legal(action):
-            raise RuntimeError(f"the agent at seat {seat} chose the illegal action {action!r}")
-        self.apply(int(action))
-        return int(action)
-
-    def play_out(self) -> None:
-        """Every seat a computer: play until the table is over."""
-        while not self.over:
-            if self.waiting:
-                self.next_deal()
-            self.computer_move()
+def _computer_move(table: Table) -> int:
+    """The agent on turn's move at ``table``, applied; an illegal one stops the game with a server error."""
+    seat = table.game.current
+    action = table.agent_action()
+    if not table.game.is_legal(action):
+        raise RuntimeError(f"the agent at seat {seat} chose the illegal action {action!r}")
+    table.apply(int(action))
+    return int(action)
 
 
 class Session:
@@ -221,7 +165,8 @@ class Session:
         players = self._players(partner, opponents, seeds)
         dealer = int(np.random.default_rng(seeds[5]).integers(4))
         self.duplicate = None
-        self.table = Table(self.rules, players, strong_player(self.rules, seeds[4]), seeds[0], dealer)
+        self.table = Table(self.rules, np.random.default_rng(seeds[0]), dealer, seated(players),
+                           hint=strong_player(self.rules, seeds[4]))
 
     def start_duplicate(self, partner: Optional[str] = None, opponents: Optional[str] = None) -> None:
         partner, opponents = self._specs(partner, opponents)
@@ -239,8 +184,9 @@ class Session:
         d: DuplicateDeal = dup["deals"][dup["index"]]
         seeds = _seeds(dup["seed"], _DUPLICATE, d.index, n=5)  # the same agents' seeds at both tables
         players = self._players(dup["partner"], dup["opponents"], seeds, seats)
-        table = Table(self.rules, players, strong_player(self.rules, seeds[4]), d.game_seed, d.dealer,
-                      [list(h) for h in d.hands], d.exposed_card, one_deal=True)
+        table = Table(self.rules, np.random.default_rng(d.game_seed), d.dealer, seated(players), one_deal=True,
+                      deal=[list(h) for h in d.hands], exposed_card=d.exposed_card,
+                      hint=strong_player(self.rules, seeds[4]))
         if seats == (1, 2, 3):
             self.table = table
         return table
@@ -249,15 +195,16 @@ class Session:
         """The person's table is over: the computer plays the same deal from seat 0, and the margin is kept."""
         dup = self.duplicate
         computer = self._duplicate_table(seats=(0, 1, 2, 3))
-        computer.play_out()
+        play_lockstep([computer], computer.seating)
         mine = self.table
-        dup["pairs"].append((mine.records, computer.records))
+        mine_records, computer_records = _dicts(mine.records), _dicts(computer.records)
+        dup["pairs"].append((mine_records, computer_records))
+        yours, its = mine_records[-1], computer_records[-1]
         dup["results"].append({
             "deal": dup["index"] + 1,
-            "you": describe(mine.records[-1])[0], "you_net": mine.net, "you_made": _made(mine.records[-1]),
-            "you_info": contract_info(mine.records[-1]),
-            "computer": describe(computer.records[-1])[0], "computer_net": computer.net,
-            "computer_made": _made(computer.records[-1]), "computer_info": contract_info(computer.records[-1]),
+            "you": describe(yours)[0], "you_net": mine.net, "you_made": _made(yours), "you_info": contract_info(yours),
+            "computer": describe(its)[0], "computer_net": computer.net, "computer_made": _made(its),
+            "computer_info": contract_info(its),
             "margin": mine.net - computer.net,
         })
 
@@ -289,7 +236,7 @@ class Session:
         table = self._table()
         if table.game.current == HUMAN:
             raise RequestError(409, "it is your turn: the computer seats wait for you")
-        action = table.computer_move()
+        action = _computer_move(table)
         self._after_move()
         return action
 
@@ -328,7 +275,7 @@ class Session:
         """Records of this tab's finished deals: the current game's, or the challenge's (the person's and the computer's)."""
         if self.duplicate is None:
             return [{"record": r, "players": [self.seat_name(s) for s in range(4)], "meta": {"deal_number": k + 1}}
-                    for k, r in enumerate(self.table.records)]
+                    for k, r in enumerate(_dicts(self.table.records))]
         out = []
         for k, (mine, computer) in enumerate(self.duplicate["pairs"]):
             for who, recs in (("you", mine), ("computer", computer)):
@@ -349,7 +296,7 @@ class Session:
         on_turn = -1 if table.waiting else view.to_act
         result = None
         if table.waiting:
-            rec = table.records[-1]
+            rec = table.records[-1].to_dict()
             contract, outcome = describe(rec)
             result = {"contract": contract, "outcome": outcome, "thrown_in": rec["thrown_in"],
                       "tricks_won": rec["tricks_won"], "score_delta": rec["score_delta"], "scores": rec["scores"],
@@ -362,7 +309,7 @@ class Session:
             "agents": {"partner": self.labels[2], "opponents": self.labels[1]},
             "rules": {"label": self.rules_label, **rules.to_dict(), "target": rules.target_score},
             "deal_number": game.deals,
-            "dealer": table.records[-1]["dealer"] if table.waiting else view.dealer,
+            "dealer": table.records[-1].dealer if table.waiting else view.dealer,
             "phase": view.phase,
             "to_act": on_turn,
             "hand": sorted(view.hand, key=lambda c: (HAND_SUIT_ORDER.index(suit_of(c)), -c)),
@@ -387,7 +334,7 @@ class Session:
             "game_over": table.over and self.duplicate is None,
             "winner": game.winner if table.over and self.duplicate is None else None,
             "records": len(self.game_records()),
-            "sheet": [] if self.duplicate is not None else [_sheet_row(r) for r in table.records],
+            "sheet": [] if self.duplicate is not None else [_sheet_row(r) for r in _dicts(table.records)],
             "duplicate": self._duplicate_state(),
             "delay": self.config.delay,
         }
@@ -410,6 +357,11 @@ def _sheet_row(rec: dict) -> dict[str, Any]:
             "trump": rec.get("trump"),
             "tricks": rec["tricks_won"], "made": _made(rec), "thrown_in": rec["thrown_in"],
             "delta": rec["score_delta"], "scores": rec["scores"]}
+
+
+def _dicts(records: list[HandRecord]) -> list[dict]:
+    """The JSON form of a table's records, as the page and the saved hands read them."""
+    return [r.to_dict() for r in records]
 
 
 def _made(rec: dict) -> Optional[bool]:
