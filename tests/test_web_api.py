@@ -145,8 +145,7 @@ def test_a_game_runs_to_the_target_and_then_offers_only_a_new_one():
         records = table(c, headers).records
         assert len(state["sheet"]) == len(records) >= 2  # the score sheet: every hand, totals running to the end
         for row, rec in zip(state["sheet"], records):
-            assert [row["delta"], row["scores"], row["tricks"]] == [rec["score_delta"], rec["scores"],
-                                                                    rec["tricks_won"]]
+            assert [row["delta"], row["scores"], row["tricks"]] == [rec.score_delta, rec.scores, rec.tricks_won]
         assert state["sheet"][-1]["scores"] == state["scores"]
         assert c.post("/api/next", headers=headers).status_code == 409
         fresh = c.post("/api/new", headers=headers, json={}).json()["state"]

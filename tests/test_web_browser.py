@@ -236,7 +236,7 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
             session = session_of(browser, app)
             if session.table.over:
                 break
-            check_result_words(browser, session.table.records[-1])
+            check_result_words(browser, session.table.records[-1].to_dict())
             button = find(browser, "#next-deal")[0]
             button.click()
             WebDriverWait(browser, WAIT, 0.02).until(lambda b: not find(b, "#result:not([hidden])"))
@@ -274,7 +274,7 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
     assert {"bidding", "play", "game over"} <= laid_out and table_shot
     shot(browser, "web_game_over.png")
     game = session.table.game
-    record = session.table.records[-1]
+    record = session.table.records[-1].to_dict()
     assert max(game.scores) >= TARGET
     assert find(browser, "#score-us")[0].text == str(game.scores[0])
     assert find(browser, "#score-them")[0].text == str(game.scores[1])
@@ -284,7 +284,7 @@ def test_a_game_played_by_clicking_to_its_end_scores_as_the_engine_says_and_repl
     assert find(browser, "#result-title")[0].text == won
     rows = browser.execute_script("return [...document.querySelectorAll('#sheet tbody tr')].map("
                                   "(tr) => [...tr.querySelectorAll('b')].map((b) => Number(b.textContent)))")
-    assert rows == [r["scores"] for r in session.table.records]  # the score sheet, every hand's running totals
+    assert rows == [r.scores for r in session.table.records]  # the score sheet, every hand's running totals
     find(browser, "#result-sheet")[0].click()  # and at game over, from the panel that covers the page
     shown = [r for r in find(browser, "#result-sheet-table tbody tr") if r.is_displayed()]
     assert len(shown) == len(session.table.records)
