@@ -11,8 +11,7 @@ same whichever deals shared the chunk.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from tarneeb_env.observation import ObservationWriter
 from tarneeb_env.record import HandRecord
 
 from .deals import _DEALS, _GAMES, _agent_seed, duplicate_deal
+from .results import Tally
 from .stats import AgentStats, _tally
 
 DEALS_PER_BATCH = 128  # the most duplicate deals (2 tables each) a chunk runs in lockstep
@@ -118,18 +118,6 @@ def _seating(role_agents: Sequence[Any], names: Sequence[str], seat_roles: list,
     return seating
 
 
-@dataclass
-class _ChunkResult:
-    margins: np.ndarray
-    stats: tuple[AgentStats, AgentStats]
-    games_played: int = 0
-    a_won: int = 0
-    b_won: int = 0
-    records: Optional[list[dict]] = None
-    seconds: float = 0.0  # the chunk's play time where it ran, and that process's id: for the scheduler's log
-    worker: int = 0
-
-
 def _seat_names(seat_role, names) -> list[str]:
     return [names[r] for r in seat_role]
 
@@ -138,7 +126,8 @@ _EVEN = (0, 1, 0, 1)  # A on seats 0 & 2
 _ODD = (1, 0, 1, 0)  # A on seats 1 & 3
 
 
-def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool):
+def play_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool) -> Tally:
+    """Duplicate deals ``start`` to ``stop`` of ``seed``, each at two tables with the roles swapped."""
     seating = _seating(role_agents, names, [_EVEN, _ODD] * (stop - start), seed, _DEALS, start)
     observe = seating.reads_observation
     tables = []
@@ -161,10 +150,11 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
                 records.append({"pair": list(names), **t.tag, "redeal": k, "seats": seats, **rec.to_dict()})
     net = np.array([t.delta[0] - t.delta[1] if t.seat_role == _EVEN else t.delta[1] - t.delta[0] for t in tables])
     margins = (net[0::2] + net[1::2]) / 2.0
-    return _ChunkResult(margins, (stats[0], stats[1]), records=records)
+    return Tally(margins, (stats[0], stats[1]), records=records)
 
 
-def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool):
+def play_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool) -> Tally:
+    """Whole games ``start`` to ``stop`` of ``seed``, in pairs with the same deals and the roles swapped."""
     seating = _seating(role_agents, names, [_ODD if g % 2 else _EVEN for g in range(start, stop)], seed, _GAMES,
                        start)
     observe = seating.reads_observation
@@ -191,4 +181,4 @@ def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: in
                 seats = _seat_names(t.seat_role, names)
                 records.append({"pair": list(names), **t.tag, "hand_index": k, "seats": seats, **rec.to_dict()})
     empty = (AgentStats(), AgentStats())
-    return _ChunkResult(np.zeros(0), empty, stop - start, a_won, b_won, records)
+    return Tally(np.zeros(0), empty, stop - start, a_won, b_won, records)
