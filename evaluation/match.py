@@ -11,6 +11,7 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -19,16 +20,10 @@ import agents as agent_lib
 from tarneeb_env import make_rules
 
 from .deals import _DEALS, _GAMES
-from .results import MatchResult, RoundRobinResult
+from .results import MatchResult, RoundRobinResult, Tally
 from .schedule import Chunk, ChunkPlanner, InlineRunner, PoolRunner, run_chunks
-from .stats import CI_METHODS, AgentStats, fit_ratings, margin_ci95
-from .tables import (
-    DEALS_PER_BATCH,
-    GAMES_PER_BATCH,
-    _ChunkResult,
-    _run_deals,
-    _run_games,
-)
+from .stats import CI_METHODS, fit_ratings, margin_ci95
+from .tables import DEALS_PER_BATCH, GAMES_PER_BATCH, play_deals, play_games
 
 AgentLike = Union[str, Any]
 log = logging.getLogger(__name__)
@@ -74,19 +69,27 @@ def _state(loaded, names, rules, seed, keep_records, lanes) -> dict[str, Any]:
             "lanes": lanes}
 
 
-def _play(chunk: Chunk, state: dict[str, Any]) -> _ChunkResult:
+@dataclass
+class _Played:
+    """A chunk's tally, with its play time where it ran and that process's id (for the scheduler and its log)."""
+
+    tally: Tally
+    seconds: float
+    worker: int
+
+
+def _play(chunk: Chunk, state: dict[str, Any]) -> _Played:
     """Play ``chunk`` of its lane ``(kind, i, j)``, timed for the scheduler."""
     began = time.perf_counter()
     kind, i, j = state["lanes"][chunk.lane]
     role_agents = (state["agents"][i], state["agents"][j])
     names = (state["names"][i], state["names"][j])
-    run = _run_deals if kind == _DEALS else _run_games
-    result = run(role_agents, names, state["rules"], state["seed"], chunk.start, chunk.stop, state["keep_records"])
-    result.seconds, result.worker = time.perf_counter() - began, os.getpid()
-    return result
+    play = play_deals if kind == _DEALS else play_games
+    tally = play(role_agents, names, state["rules"], state["seed"], chunk.start, chunk.stop, state["keep_records"])
+    return _Played(tally, time.perf_counter() - began, os.getpid())
 
 
-def _play_in_worker(chunk: Chunk) -> _ChunkResult:
+def _play_in_worker(chunk: Chunk) -> _Played:
     return _play(chunk, _WORKER)
 
 
@@ -181,13 +184,13 @@ def round_robin(
     from tqdm import tqdm
 
     bar = tqdm(total=len(pair_index) * (deals + games), file=sys.stderr, disable=not progress, unit="deal")
-    played: dict[Chunk, _ChunkResult] = {}
+    played: dict[Chunk, _Played] = {}
 
-    def on_result(chunk: Chunk, result: _ChunkResult) -> None:
+    def on_result(chunk: Chunk, result: _Played) -> None:
         played[chunk] = result
         bar.update(chunk.size)
         if len(pair_index) == 1 and progress:  # a match shows its margin so far, with its interval
-            margins = np.concatenate([r.margins for r in played.values()])
+            margins = np.concatenate([r.tally.margins for r in played.values()])
             if len(margins):
                 ci = margin_ci95(margins)
                 bar.set_postfix_str(f"margin {np.mean(margins):+.2f}"
@@ -211,11 +214,11 @@ def round_robin(
         bar.close()
     _log_workers(played, time.perf_counter() - began)
     # per lane, the chunks from its first deal on without a gap: what a shorter --deals run of the same seed plays
-    kept: list[list[_ChunkResult]] = [[] for _ in lanes]
+    kept: list[list[Tally]] = [[] for _ in lanes]
     reached = [0] * len(lanes)
     for chunk in sorted(played, key=lambda c: (c.lane, c.start)):
         if chunk.start == reached[chunk.lane]:
-            kept[chunk.lane].append(played[chunk])
+            kept[chunk.lane].append(played[chunk].tally)
             reached[chunk.lane] = chunk.stop
     if stopped is not None and not any(reached[k] for k, lane in enumerate(lanes) if lane[0] == _DEALS):
         raise stopped  # nothing to report
@@ -227,29 +230,13 @@ def round_robin(
         mine = [r for lane, results in zip(lanes, kept) if lane[1:] == (i, j) for r in results]
         if not any(len(r.margins) for r in mine):
             continue  # interrupted before this pair played
-        stats = (AgentStats(), AgentStats())
-        for r in mine:
-            stats[0].add(r.stats[0])
-            stats[1].add(r.stats[1])
-        matches.append(
-            MatchResult(
-                agents=(names[i], names[j]),
-                rules=rules,
-                seed=int(seed),
-                margins=np.concatenate([r.margins for r in mine]),
-                stats=stats,
-                games_played=sum(r.games_played for r in mine),
-                a_won=sum(r.a_won for r in mine),
-                b_won=sum(r.b_won for r in mine),
-                records=[rec for r in mine for rec in r.records] if records else None,
-                ci=ci,
-            )
-        )
+        tally = Tally.sum(mine)
+        matches.append(MatchResult(**vars(tally), agents=(names[i], names[j]), rules=rules, seed=int(seed), ci=ci))
     ratings = fit_ratings(names, [(m.agents[0], m.agents[1], m.margin) for m in matches])
     return RoundRobinResult(names, matches, ratings, complete, fault)
 
 
-def _log_workers(played: dict[Chunk, _ChunkResult], wall: float) -> None:
+def _log_workers(played: dict[Chunk, _Played], wall: float) -> None:
     """Log each process's chunks, units and busy time against the run's wall time (how evenly work was shared)."""
     for worker in sorted({r.worker for r in played.values()}):
         mine = [(c, r) for c, r in played.items() if r.worker == worker]

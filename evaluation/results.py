@@ -1,6 +1,7 @@
 """What a match or a round robin returns, with its JSON form."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Optional
@@ -23,19 +24,38 @@ from .stats import (
 
 
 @dataclass
-class MatchResult:
-    """Result of A vs B: per-deal margins (A's point of view), game counts and per-agent counters; ``ci`` is the
-    margin interval's method (``normal`` or ``bootstrap``, see :mod:`evaluation.stats`)."""
+class Tally:
+    """What some of A and B's deals and games came to: per-deal margins (A's point of view), per-agent counters,
+    game counts and, when kept, the hand records. A chunk of tables returns one; a match adds its chunks up."""
 
-    agents: tuple[str, str]
-    rules: Rules
-    seed: int
     margins: np.ndarray
     stats: tuple[AgentStats, AgentStats]
     games_played: int = 0
     a_won: int = 0
     b_won: int = 0
     records: Optional[list[dict]] = None
+
+    @classmethod
+    def sum(cls, parts: Sequence[Tally]) -> Tally:
+        """``parts`` (at least one) one after the other: margins and records in their order, counts added."""
+        stats = (AgentStats(), AgentStats())
+        for part in parts:
+            stats[0].add(part.stats[0])
+            stats[1].add(part.stats[1])
+        records = None if parts[0].records is None else [rec for part in parts for rec in part.records]
+        return cls(np.concatenate([part.margins for part in parts]), stats,
+                   sum(part.games_played for part in parts), sum(part.a_won for part in parts),
+                   sum(part.b_won for part in parts), records)
+
+
+@dataclass(kw_only=True)
+class MatchResult(Tally):
+    """Result of A vs B: a :class:`Tally` of the whole match, named; ``ci`` is the margin interval's method
+    (``normal`` or ``bootstrap``, see :mod:`evaluation.stats`)."""
+
+    agents: tuple[str, str]
+    rules: Rules
+    seed: int
     ci: str = "normal"
 
     @property

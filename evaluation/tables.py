@@ -1,5 +1,5 @@
-"""The lockstep runner: a chunk's duplicate tables (or whole games) played together, seated by
-:class:`agents.seating.Seating`.
+"""Lockstep play: a chunk's duplicate tables (or whole games) played together, each an :class:`agents.table.Table`
+(the table runner: stepping, the end-of-table rule, the caps), all seated by one :class:`agents.seating.Seating`.
 
 Why the draws are keyed by the deal: a chunk is any run of deals, and a seed's results must not depend on how
 the scheduler split them (:mod:`evaluation.schedule`) or on the number of workers. A ``deterministic`` agent
@@ -11,7 +11,6 @@ same whichever deals shared the chunk.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
@@ -21,6 +20,7 @@ from agents.table import MAX_DEALS_PER_GAME, Table
 from tarneeb_env import IllegalActionError, Rules
 
 from .deals import _DEALS, _GAMES, _agent_seed, duplicate_deal
+from .results import Tally
 from .stats import AgentStats, _tally
 
 DEALS_PER_BATCH = 128  # the most duplicate deals (2 tables each) a chunk runs in lockstep
@@ -80,18 +80,6 @@ def _seating(role_agents: Sequence[Any], names: Sequence[str], seat_roles: list,
     return seating
 
 
-@dataclass
-class _ChunkResult:
-    margins: np.ndarray
-    stats: tuple[AgentStats, AgentStats]
-    games_played: int = 0
-    a_won: int = 0
-    b_won: int = 0
-    records: Optional[list[dict]] = None
-    seconds: float = 0.0  # the chunk's play time where it ran, and that process's id: for the scheduler's log
-    worker: int = 0
-
-
 def _seat_names(seat_role, names) -> list[str]:
     return [names[r] for r in seat_role]
 
@@ -100,7 +88,8 @@ _EVEN = (0, 1, 0, 1)  # A on seats 0 & 2
 _ODD = (1, 0, 1, 0)  # A on seats 1 & 3
 
 
-def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool):
+def play_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool) -> Tally:
+    """Duplicate deals ``start`` to ``stop`` of ``seed``, each at two tables with the roles swapped."""
     roles = [_EVEN, _ODD] * (stop - start)  # deal i's two tables: A on the even seats, then on the odd ones
     seating = _seating(role_agents, names, roles, seed, _DEALS, start)
     observe = seating.reads_observation
@@ -122,10 +111,11 @@ def _run_deals(role_agents, names, rules: Rules, seed: int, start: int, stop: in
                                 "seats": _seat_names(seat_role, names), **rec.to_dict()})
     net = np.array([t.net if seat_role == _EVEN else -t.net for t, seat_role in zip(tables, roles)])
     margins = (net[0::2] + net[1::2]) / 2.0
-    return _ChunkResult(margins, (stats[0], stats[1]), records=records)
+    return Tally(margins, (stats[0], stats[1]), records=records)
 
 
-def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool):
+def play_games(role_agents, names, rules: Rules, seed: int, start: int, stop: int, keep_records: bool) -> Tally:
+    """Whole games ``start`` to ``stop`` of ``seed``, in pairs with the same deals and the roles swapped."""
     roles = [_ODD if g % 2 else _EVEN for g in range(start, stop)]  # a pair's two games: A even, then odd
     seating = _seating(role_agents, names, roles, seed, _GAMES, start)
     observe = seating.reads_observation
@@ -146,4 +136,4 @@ def _run_games(role_agents, names, rules: Rules, seed: int, start: int, stop: in
                 records.append({"pair": list(names), "game_index": g, "hand_index": k,
                                 "seats": _seat_names(seat_role, names), **rec.to_dict()})
     empty = (AgentStats(), AgentStats())
-    return _ChunkResult(np.zeros(0), empty, stop - start, a_won, b_won, records)
+    return Tally(np.zeros(0), empty, stop - start, a_won, b_won, records)

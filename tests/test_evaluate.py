@@ -243,10 +243,10 @@ class RandomCounter(RandomAgent):
 
 
 def test_a_deterministic_agent_gets_a_chunks_tables_in_one_call_any_other_one_table_at_a_time():
-    from evaluation.tables import _run_deals
+    from evaluation.tables import play_deals
 
     lowest, rnd = ActBatchCounter(), RandomCounter()
-    _run_deals((lowest, rnd), ("lowest", "random"), make_rules("classic"), 0, 0, 20, False)
+    play_deals((lowest, rnd), ("lowest", "random"), make_rules("classic"), 0, 0, 20, False)
     # first step: the eldest hand opens; it is lowest's seat at exactly one table of each deal
     assert lowest.batch_sizes[0] == 20
     assert sum(lowest.batch_sizes) / len(lowest.batch_sizes) > 10
@@ -254,12 +254,12 @@ def test_a_deterministic_agent_gets_a_chunks_tables_in_one_call_any_other_one_ta
 
 
 def test_a_deals_play_does_not_depend_on_the_deals_beside_it_in_its_chunk():
-    from evaluation.tables import _run_deals
+    from evaluation.tables import play_deals
 
     rules = make_rules("classic")
     agents = (RandomAgent(), CautiousAgent())
-    together = _run_deals(agents, ("random", "cautious"), rules, 8, 0, 12, True)
-    alone = _run_deals(agents, ("random", "cautious"), rules, 8, 7, 8, True)
+    together = play_deals(agents, ("random", "cautious"), rules, 8, 0, 12, True)
+    alone = play_deals(agents, ("random", "cautious"), rules, 8, 7, 8, True)
     assert [r for r in together.records if r["deal_index"] == 7] == alone.records
     assert together.margins[7] == alone.margins[0]
 
