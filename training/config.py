@@ -22,8 +22,8 @@ import typing
 from typing import Annotated, Any, Literal, Optional, Union
 
 import yaml
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, ValidationError
-from pydantic import field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, ValidationError,
+                      ValidationInfo, field_validator, model_validator)
 
 from agents.arch import CRITICS
 from evaluation.deals import HELDOUT
@@ -126,9 +126,10 @@ class Section(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _empty_is_defaults(cls, data: Any) -> Any:
-        """A section with every key left out (``ppo:`` alone) is YAML's null: it keeps its defaults."""
-        return {} if data is None else data
+    def _as_yaml_wrote_it(cls, data: Any) -> Any:
+        """A section with every key left out (``ppo:`` alone) is YAML's null: it keeps its defaults. A key YAML read
+        as another type (``1:``) is named as written."""
+        return {} if data is None else {str(k): v for k, v in data.items()} if isinstance(data, dict) else data
 
 
 class EnvConfig(Section):
@@ -289,7 +290,7 @@ class Config(Section):
 
     @field_validator("stages", mode="before")
     @classmethod
-    def _inherit_selfplay(cls, stages: Any, info) -> Any:
+    def _inherit_selfplay(cls, stages: Any, info: ValidationInfo) -> Any:
         """Each stage's ``selfplay`` is the top-level section with the stage's keys changed."""
         base = info.data.get("selfplay")
         if not isinstance(stages, list) or base is None:
