@@ -117,13 +117,13 @@ class TerminalGame:
         table = self.table
         result = table.apply(action)
         record = result.record if result else None
-        plays = record.plays if record else make_view(table.game, 0).played
+        plays = record.plays if record else table.game.played
         trump = record.trump if record else before.trump
         if action < NUM_CARDS and len(plays) % 4 == 0 and len(plays) > len(before.played):
             trick = [tuple(p) for p in plays[-4:]]
             winner = trick_winner(trick, trump)
             self.last_trick = (trick, winner)
-            tricks = record.tricks_won if record else make_view(table.game, 0).tricks_won
+            tricks = record.tricks_won if record else table.game.tricks_won
             self.console.print(Text(f"Trick {len(plays) // 4}: ").append_text(self.screen.trick_line(trick, winner))
                                .append(f"   (Us {tricks[0]} {self.glyphs.dot} Them {tricks[1]})"))
         if record:
