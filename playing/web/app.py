@@ -3,8 +3,10 @@
 Each tab gets its own :class:`~playing.web.session.Session` (its id is kept in
 the tab's ``sessionStorage`` and sent as ``X-Session``, so two tabs never share a
 game). Agents are chosen by key from the list fixed at start; replay files come
-from uploads or from names listed in ``replay_dir``; every error is a JSON
-``{"error": ...}`` with a 4xx status.
+from uploads or from names listed in ``replay_dir``; every error is JSON with a 4xx or 5xx status:
+``{"error": English text, "key": message key, "params": {...}}``, the key one of
+:data:`playing.messages.MESSAGES`, which the page words in the player's language (a parameter may itself be
+``{"key", "params"}``: the reason inside "refused: ...").
 
 Read top to bottom: :class:`TableServer` holds one server's state (its config, the open sessions, the
 uploads' budget) and has one method a route, in the order of :meth:`TableServer.routes`; the error handlers
@@ -29,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from agents import EngineError
 from tarneeb_env.rules import PRESETS
 
+from ..messages import MESSAGES, Message, words
 from ..records import RecordError, validate_record
 from .bounds import MAX_BODY_BYTES, MAX_UPLOADS, UploadBudget, json_body
 from .levels import AGAINST_BELOW, LEVELS, MEASURED
@@ -46,11 +49,11 @@ SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
 }
 GAME_KEYS = ("partner", "opponents", "rules", "target")  # what a page may choose for a new game
-BUSY = "the previous move of this game is still being decided: wait for its answer"
+BUSY = MESSAGES["srv.busy"]
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: Message) -> JSONResponse:
+    return JSONResponse({"error": str(message), **message.to_dict()}, status_code=status)
 
 
 class _SecurityHeaders:
@@ -129,7 +132,7 @@ class TableServer:
         cannot fill the thread pool that every tab shares)."""
         session = self.sessions.get(request.headers.get("x-session"))
         if not session.lock.acquire(blocking=False):
-            raise RequestError(409, BUSY)
+            raise RequestError(409, "srv.busy")
 
         started = False
 
@@ -201,7 +204,7 @@ class TableServer:
     async def act(self, request: Request):
         data = await json_body(request)
         if "action" not in data:
-            raise RequestError(400, 'the body must be {"action": N}')
+            raise RequestError(400, "srv.body_action")
         return await self.answer(request, lambda s: s.act(data["action"]))
 
     async def advance(self, request: Request):
@@ -221,22 +224,21 @@ class TableServer:
             return session.game_records()
         if kind == "upload":
             if name not in session.uploads:
-                raise RequestError(404, f"no upload named {name!r} in this tab")
+                raise RequestError(404, "srv.no_upload", name=name[:100])
             return parse_records(session.uploads[name]["text"], name)
         if kind == "dir":
             return parse_records(self.read_listed(name), name)
-        raise RequestError(400, "source must be game, upload:NAME or dir:NAME")
+        raise RequestError(400, "srv.bad_source")
 
     def read_listed(self, name: str) -> str:
         """The text of ``name`` if it is listed in the replay directory (never a path the page made up)."""
         root = self.root
         if root is None:
-            raise RequestError(404, "this server has no replay directory (start it with --replay-dir DIR)")
-        if name not in list_replay_files(root):
-            raise RequestError(404, f"{name!r} is not a record file in the replay directory")
+            raise RequestError(404, "srv.no_replay_dir")
         path = (root / name).resolve()
-        if not path.is_relative_to(root) or path.stat().st_size > MAX_BODY_BYTES:
-            raise RequestError(404, f"{name!r} is not a record file in the replay directory")
+        if (name not in list_replay_files(root) or not path.is_relative_to(root)
+                or path.stat().st_size > MAX_BODY_BYTES):
+            raise RequestError(404, "srv.not_in_dir", name=name[:100])
         return path.read_text(encoding="utf-8", errors="replace")
 
     async def replay_files(self, request: Request):
@@ -260,7 +262,7 @@ class TableServer:
         def work(s: Session):
             entries = self.entries_of(s, source)
             if not 0 <= index < len(entries):
-                raise RequestError(404, f"index {index} is out of range: the source holds {len(entries)} records")
+                raise RequestError(404, "srv.index_range", index=index, n=len(entries))
             entry = entries[index]
             return {"record": validate_record(entry["record"]), "players": entry["players"], "meta": entry["meta"],
                     "title": summary(entry, index)}
@@ -274,10 +276,10 @@ class TableServer:
         def work(s: Session):
             entries = s.game_records()
             if not 0 <= index < len(entries):
-                raise RequestError(404, f"index {index} is out of range: this tab has {len(entries)} finished deals")
+                raise RequestError(404, "srv.review_range", index=index, n=len(entries))
             entry = entries[index]
             if entry["meta"].get("seat0") == "computer":
-                raise RequestError(400, "that is the computer's play from your seat: review one of your own")
+                raise RequestError(400, "srv.review_computer")
             return {"index": index, "decisions": review(validate_record(entry["record"]))}
 
         return JSONResponse(await self.locked(request, work))
@@ -286,7 +288,7 @@ class TableServer:
         data = await json_body(request)
         name, text = data.get("name"), data.get("text")
         if not isinstance(name, str) or not isinstance(text, str) or not name:
-            raise RequestError(400, 'the body must be {"name": "file name", "text": "the file\'s contents"}')
+            raise RequestError(400, "srv.body_upload")
         name = Path(name).name[:100] or "upload"
 
         def work(s: Session):
@@ -314,7 +316,7 @@ def _index(request: Request) -> int:
     try:
         return int(request.query_params.get("index", ""))
     except ValueError:
-        raise RequestError(400, "index must be an integer") from None
+        raise RequestError(400, "srv.index_int") from None
 
 
 # ---------------------------------------------------------------------- errors: always JSON
@@ -323,19 +325,19 @@ async def request_error(request: Request, exc: RequestError):
 
 
 async def record_error(request: Request, exc: RecordError):
-    return _error(422, f"refused: {exc}")
+    return _error(422, Message("srv.refused", why=exc.message))
 
 
-async def http_error(request: Request, exc: HTTPException):
-    return _error(exc.status_code, exc.detail)
+async def http_error(request: Request, exc: HTTPException):  # an unknown path or method
+    return _error(exc.status_code, Message("srv.http", detail=str(exc.detail)))
 
 
 async def engine_error(request: Request, exc: EngineError):  # an external engine failed; it was stopped
-    return _error(503, f"{exc}: start a new game (a new game starts the engine again)")
+    return _error(503, Message("srv.engine", why=words(exc)))
 
 
 async def server_error(request: Request, exc: Exception):  # a failing agent, say: the page still gets JSON
-    return _error(500, f"server error: {type(exc).__name__}: {exc}")
+    return _error(500, Message("srv.server", error=type(exc).__name__, detail=str(exc)))
 
 
 ERROR_HANDLERS = {RequestError: request_error, RecordError: record_error, HTTPException: http_error,
