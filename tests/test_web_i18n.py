@@ -173,3 +173,10 @@ def test_a_refused_record_reads_in_spanish_and_arabic():
     assert str(Message("srv.refused", why=why)) == "refused: dealer: expected a seat 0-3, got 7"
     assert word(refused, "es") == "Rechazado: el repartidor debe ser un asiento del 0 al 3, no 7."
     assert word(refused, "ar") == "مرفوض: يجب أن يكون الموزّع مقعدًا من 0 إلى 3، لا 7."
+
+
+def test_server_words_reach_the_page_as_text_only():
+    """Message parameters (a file name, a field of a record) come from outside: never parsed as HTML."""
+    for name in ("table.js", "i18n.js"):
+        script = (STATIC / name).read_text(encoding="utf-8")
+        assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write", script), name
