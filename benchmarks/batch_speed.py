@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from peers import openspiel_spades_rate
+from peers import spades_rate
 from tarneeb_env.batch import BatchEnv, random_legal_actions
 
 
@@ -51,7 +51,7 @@ def main() -> None:
     if args.seconds <= 0 or any(n < 1 for n in args.sizes):
         parser.error("--seconds and --sizes must be positive")
 
-    peer = None if args.no_openspiel else openspiel_spades_rate(args.seconds, args.seed)
+    peer = None if args.no_openspiel else spades_rate(args.seconds, args.seed)
     if peer is not None:
         print(f"OpenSpiel spades (random play, observation_tensor each decision): {peer:,.0f} decisions/s")
     print(f"BatchEnv, rules={args.rules}, random legal actions, observations every step:")

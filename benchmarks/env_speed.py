@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 import tarneeb_env
+from peers import spades_rate
 
 
 def aec_rate(make, seconds: float, seed: int = 0) -> float:
@@ -46,12 +47,8 @@ def main() -> None:
     wrapped = aec_rate(lambda: tarneeb_env.env(rules=args.rules), args.seconds)
     print(f"raw_env   : {raw:12,.0f} decisions/s")
     print(f"env()     : {wrapped:12,.0f} decisions/s")
-    try:
-        from peers import openspiel_spades_rate
-
-        spades = openspiel_spades_rate(args.seconds)
-    except ImportError:
-        print("OpenSpiel spades: not installed (pip install -e '.[bench]')")
+    spades = spades_rate(args.seconds)
+    if spades is None:
         return
     print(f"OpenSpiel spades (C++, from Python): {spades:12,.0f} decisions/s")
     print(f"ratio raw_env / spades: {raw / spades:.2f}x   (target 1.5x)")

@@ -2,8 +2,8 @@
 
 Each decision: read the observation tensor as numpy, list the legal actions,
 pick one uniformly at random and apply it. Chance moves (the deal) are sampled
-too but not counted. Importable (``from peers import openspiel_spades_rate``)
-by the other benchmark scripts.
+too but not counted. Importable (``from peers import spades_rate``) by the
+other benchmark scripts; open_spiel is optional (``pip install -e '.[bench]'``).
 """
 from __future__ import annotations
 
@@ -11,6 +11,15 @@ import random
 import time
 
 import numpy as np
+
+
+def spades_rate(seconds: float, seed: int = 0) -> float | None:
+    """OpenSpiel spades' decisions/s, or None (with a one-line note) when open_spiel is not installed."""
+    try:
+        return openspiel_spades_rate(seconds, seed)
+    except ImportError:
+        print("OpenSpiel spades: skipped, open_spiel is not installed (pip install -e '.[bench]' to compare)")
+        return None
 
 
 def openspiel_spades_rate(seconds: float, seed: int = 0) -> float:

@@ -20,7 +20,7 @@ import numpy as np
 
 import agents
 import tarneeb_env
-from peers import openspiel_spades_rate
+from peers import spades_rate
 from tarneeb_env.batch import random_legal_actions
 
 
@@ -71,15 +71,6 @@ def best(measure, repeat: int, *args) -> tuple[float, float]:
     """The highest (wall, CPU) rates of ``repeat`` calls of ``measure(*args)``, each taken on its own."""
     runs = [measure(*args) for _ in range(repeat)]
     return max(r[0] for r in runs), max(r[1] for r in runs)
-
-
-def spades_rate(seconds: float, seed: int):
-    """OpenSpiel spades' decisions/s, or None (with a note) when open_spiel is not installed."""
-    try:
-        return openspiel_spades_rate(seconds, seed)
-    except ImportError as e:
-        print(f"OpenSpiel spades: skipped, open_spiel is not installed ({e}; pip install open_spiel to compare)")
-        return None
 
 
 def main() -> None:
