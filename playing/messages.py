@@ -87,7 +87,7 @@ MESSAGES: dict[str, str] = {
     "move.pass": "pass",
     "move.bid": "bid {n}",
     "move.trump": "trump {suit}",
-    # ---------------------------------------------------------------- rule's reasons (agents/rule_agent.py, rule_play.py)
+    # ---------------------------------------------------------------- rule's reasons (agents/rule_agent.py, rule_play)
     "reason.only_legal": "the only legal action",
     "reason.trump_most_tricks": "the suit in which the hand takes the most tricks",
     "reason.declare_best": "the declaration with the best expected score for this hand alone",
@@ -155,8 +155,3 @@ class MessageError(Exception):
     def __init__(self, key: str, /, **params: Param):
         self.message = Message(key, **params)
         super().__init__(str(self.message))
-
-
-def words(error: BaseException) -> Union[str, Message]:
-    """An exception as a message parameter: its :class:`Message` when it has one, else its English text."""
-    return error.message if isinstance(error, MessageError) else str(error)

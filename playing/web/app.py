@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from agents import EngineError
 from tarneeb_env.rules import PRESETS
 
-from ..messages import MESSAGES, Message, words
+from ..messages import MESSAGES, Message
 from ..records import RecordError, validate_record
 from .bounds import MAX_BODY_BYTES, MAX_UPLOADS, UploadBudget, json_body
 from .levels import AGAINST_BELOW, LEVELS, MEASURED
@@ -333,7 +333,7 @@ async def http_error(request: Request, exc: HTTPException):  # an unknown path o
 
 
 async def engine_error(request: Request, exc: EngineError):  # an external engine failed; it was stopped
-    return _error(503, Message("srv.engine", why=words(exc)))
+    return _error(503, Message("srv.engine", why=str(exc)))
 
 
 async def server_error(request: Request, exc: Exception):  # a failing agent, say: the page still gets JSON
