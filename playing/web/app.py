@@ -52,10 +52,6 @@ GAME_KEYS = ("partner", "opponents", "rules", "target")  # what a page may choos
 BUSY = MESSAGES["srv.busy"]
 
 
-def _error(status: int, message: Message) -> JSONResponse:
-    return JSONResponse({"error": str(message), **message.to_dict()}, status_code=status)
-
-
 class _SecurityHeaders:
     """Adds :data:`SECURITY_HEADERS` to every response (the CSP also proves the page needs nothing off-site)."""
 
@@ -320,6 +316,10 @@ def _index(request: Request) -> int:
 
 
 # ---------------------------------------------------------------------- errors: always JSON
+def _error(status: int, message: Message) -> JSONResponse:
+    return JSONResponse({"error": str(message), **message.to_dict()}, status_code=status)
+
+
 async def request_error(request: Request, exc: RequestError):
     return _error(exc.status, exc.message)
 
