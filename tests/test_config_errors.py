@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from training import cli as train
-from training.config import ConfigError, load_config
+from training.config import ConfigError, PPOConfig, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -51,6 +51,11 @@ def _error(capsys, sets) -> str:
     ("selfplay.weigths={rule: 1}", "--set selfplay.weigths: unknown key selfplay.weigths (did you mean 'weights'?)"),
     ("pretrain.teacher=nosuch.pt", "--set pretrain.teacher=nosuch.pt: pretrain.teacher: cannot load agent "
                                    "'nosuch.pt': no such checkpoint file."),
+    ("ppo.target_kl=x", "--set ppo.target_kl=x: ppo.target_kl: expected a number or null, got 'x'"),
+    ("ppo.lr=.nan", "--set ppo.lr=.nan: ppo.lr: must be > 0, got nan"),
+    ("device=null", "--set device=null: device: None is not one of ['auto', 'cpu', 'cuda']"),
+    ("stages=[{decisions: 10, lrr: 1}]", "--set stages=[{decisions: 10, lrr: 1}]: unknown key stages[0].lrr (did you "
+                                         "mean 'lr'?); allowed in stages[0]: ['decisions', 'lr', 'selfplay']"),
 ])
 def test_a_set_error_names_the_set_the_key_and_the_closest_spelling(capsys, no_trainer, item, message):
     got = _error(capsys, [item])
@@ -75,6 +80,8 @@ def test_the_set_blamed_is_the_one_that_set_the_key(capsys, no_trainer):
     ("rules: hearts14\n", "rules: unknown rules preset 'hearts14' (did you mean 'hearts41'?)"),
     ("optimiser: adam\n", "unknown key optimiser; allowed in the top level:"),
     ("budget:\n  minuts: 3\n", "unknown key budget.minuts (did you mean 'minutes'?)"),
+    ("ppo:\n  1: 2\n", "unknown key ppo.1; allowed in ppo:"),  # a key YAML reads as an int is named as written
+    ("ppo: 3\n", "ppo: expected a mapping, got 3"),
 ])
 def test_a_file_error_names_the_file_and_the_key(tmp_path, text, message):
     path = tmp_path / "mine.yaml"
@@ -91,3 +98,9 @@ def test_a_file_error_is_not_blamed_on_a_set_of_another_key(capsys, no_trainer, 
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "r"), "--set", "ppo.lr=1e-4"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"train.py: error: {path} (on {SMOKE}): ppo.clip: must be > 0, got -1.0"
+
+
+def test_a_section_with_every_key_left_out_keeps_its_defaults(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text("budget:\n  iterations: 2\nppo:\n  # lr: 1.0e-4\n", encoding="utf-8")
+    assert load_config(str(path)).ppo == PPOConfig()

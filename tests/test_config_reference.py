@@ -1,24 +1,20 @@
 """docs/config.md is what training.config_reference writes today, and it documents every config key."""
 from __future__ import annotations
 
-import dataclasses
-import typing
-
 import pytest
+from pydantic import BaseModel, Field
 
 from training import config_reference
-from training.config import Config, StageConfig
+from training.config import Config, StageConfig, is_section
 
 
 def _keys(cls, prefix: str = "") -> list[str]:
-    hints = typing.get_type_hints(cls)
     keys = []
-    for f in dataclasses.fields(cls):
-        tp = hints[f.name]
-        if dataclasses.is_dataclass(tp) and cls is Config:
-            keys += _keys(tp, f"{prefix}{f.name}.")
+    for name, f in cls.model_fields.items():
+        if is_section(f.annotation) and cls is Config:
+            keys += _keys(f.annotation, f"{prefix}{name}.")
         else:
-            keys.append(prefix + f.name)
+            keys.append(prefix + name)
     return keys
 
 
@@ -36,12 +32,11 @@ def test_every_key_is_on_the_page_with_its_meaning():
     assert not missing, missing
 
 
-def test_a_key_without_doc_metadata_is_refused_by_name(monkeypatch):
-    @dataclasses.dataclass
-    class Section:
-        width: int = dataclasses.field(default=1, metadata={"lo": 1})
+def test_a_key_without_a_description_is_refused_by_name(monkeypatch):
+    class Section(BaseModel):
+        width: int = Field(1, ge=1)
 
-    with pytest.raises(ValueError, match=r"^x\.width: no doc= metadata"):
+    with pytest.raises(ValueError, match=r"^x\.width: no description"):
         config_reference._entries(Section, "x.")
 
 

@@ -1,9 +1,10 @@
-"""The training configuration: one dataclass per YAML section, validated on load.
+"""The training configuration: one pydantic model per YAML section, validated on load.
 
-Unknown keys, wrong types and impossible values raise :class:`ConfigError`
-naming the dotted key and what is allowed. ``--set key=value`` overrides any
-key (values parsed as YAML). A float written ``3e-4`` (which YAML 1.1 reads as
-a string) is accepted as the number it spells.
+pydantic checks types (strict: no string read as a number, no number as a string), bounds, choices and keys
+(``extra="forbid"``); :func:`config_from_dict` turns its first error into one line naming the dotted key, what
+is allowed and the closest spelling. ``--set key=value`` overrides any key (values parsed as YAML). A float
+written ``3e-4`` (which YAML 1.1 reads as a string) is accepted as the number it spells, and a whole float
+(``1e6``) as an int.
 
 A file may start from another with ``base: other.yaml`` (a path relative to the
 file; bases may chain): each section it gives changes only the keys it names,
@@ -18,17 +19,20 @@ import difflib
 import os
 import re
 import typing
-from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 import yaml
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, ValidationError,
+                      ValidationInfo, field_validator, model_validator)
 
 from agents.arch import CRITICS
 from evaluation.deals import HELDOUT
-
-SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
 from tarneeb_env import Rules, make_rules
 from tarneeb_env.transforms import PHASE_NAMES, VIEWS
+
+SAMPLINGS = ("uniform", "pfsp")  # how the league's snapshots share their weight (training.league)
+EXPLOIT_STARTS = ("target", "rule")
+LEAGUE = ("current", "snapshots")  # the league's own members, beside agent specs
 
 
 class ConfigError(ValueError):
@@ -41,355 +45,277 @@ def did_you_mean(word: str, allowed) -> str:
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def check_agent_name(key: str, spec: Any, extra: tuple[str, ...] = ()) -> None:
-    """Refuse, naming ``key`` and the closest spellings, a spec that is no built-in name (nor ``extra``, e.g.
-    ``current``) and no file form (``x.pt``, ``file.py:Name``, ``module:Name``); files are checked on loading."""
+def agent_problem(spec: Any, extra: tuple[str, ...] = ()) -> Optional[str]:
+    """Why ``spec`` is no built-in name (nor one of ``extra``, e.g. ``current``) and no file form (``x.pt``,
+    ``file.py:Name``, ``module:Name``), with the closest spellings; None when it may be an agent (files are
+    checked on loading)."""
     import agents
 
     if not isinstance(spec, str) or not spec:
-        raise ConfigError(f"{key}: expected an agent spec, got {spec!r}")
+        return f"expected an agent spec, got {spec!r}"
     base = spec.removesuffix(agents.ANY_RULES).partition("?")[0]
     names = (*extra, *sorted(agents.BUILTINS), agents.SHIPPED)
     if base in names or base.endswith(".pt") or ":" in base:
-        return
-    raise ConfigError(f"{key}: {spec!r} is not {', '.join(repr(n) for n in names)}, a .pt checkpoint or "
-                      f"file.py:Name{did_you_mean(base, names)}")
+        return None
+    return (f"{spec!r} is not {', '.join(repr(n) for n in names)}, a .pt checkpoint or "
+            f"file.py:Name{did_you_mean(base, names)}")
 
 
-def _meta(*, choices=None, lo=None, hi=None, lo_open=False, doc=""):
-    return {"choices": choices, "lo": lo, "hi": hi, "lo_open": lo_open, "doc": doc}
+# ------------------------------------------------------------------ value types
+_FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
-@dataclass
-class EnvConfig:
-    num_games: int = field(default=128, metadata=_meta(lo=1, doc="games played at once"))
-    rollout_steps: int = field(default=256, metadata=_meta(lo=1, doc="decisions per game per iteration"))
-    seed: int = field(default=0, metadata=_meta(lo=0, doc="the run's seed: deals, sampling, network init, league"))
+def _number(value: Any) -> Any:
+    return float(value) if isinstance(value, str) and _FLOAT_RE.match(value.strip()) else value
 
 
-@dataclass
-class ModelConfig:
-    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_meta(lo=1, doc=(
-        "hidden layer widths of the policy (and critic) MLP; a wider start from pretrain.init is widened (Net2Net)")))
-    critic: str = field(default="shared", metadata=_meta(choices=CRITICS, doc="privileged: the value net also "
-                                                         "reads the other seats' cards (training only)"))
-    canonical_trump: bool = field(default=False, metadata=_meta(doc="the network sees the trump suit as hearts "
-                                                                "(rules whose trump varies learn it once)"))
-    view: str = field(default="plain", metadata=_meta(choices=VIEWS, doc="contract7: a deal without an auction "
-                                                      "reads as a 7 bid by the eldest hand (auction: none only)"))
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
 
 
-@dataclass
-class PPOConfig:
-    lr: float = field(default=3e-4, metadata=_meta(lo=0, lo_open=True, doc="Adam learning rate of the PPO updates"))
-    lr_schedule: str = field(default="linear", metadata=_meta(choices=("constant", "linear"), doc=(
-        "linear: decays to 2% of lr over budget.decisions or budget.iterations (with stages: over each stage)")))
-    clip: float = field(default=0.2, metadata=_meta(lo=0, lo_open=True, doc="PPO's clip range of the ratio"))
-    epochs: int = field(default=3, metadata=_meta(lo=1, doc="passes over each iteration's batch"))
-    minibatch_size: int = field(default=4096, metadata=_meta(lo=1, doc="learned decisions per gradient step"))
-    gae_lambda: float = field(default=0.95, metadata=_meta(lo=0, hi=1, doc="GAE's lambda (per seat)"))
-    gamma: float = field(default=1.0, metadata=_meta(lo=0, hi=1, doc="discount per decision; 1 = none within a hand"))
-    ent_coef: float = field(default=0.01, metadata=_meta(lo=0, doc="weight of the entropy bonus (legal actions only)"))
-    vf_coef: float = field(default=0.5, metadata=_meta(lo=0, doc="weight of the value loss"))
-    max_grad_norm: float = field(default=0.5, metadata=_meta(lo=0, lo_open=True, doc="gradients clipped to this norm"))
-    target_kl: Optional[float] = field(default=0.03, metadata=_meta(lo=0, lo_open=True, doc=(
-        "an iteration's epochs stop once the approximate KL passes this (null: never)")))
-    reward_scale: float = field(default=0.1, metadata=_meta(lo=0, lo_open=True, doc="value targets = reward * this"))
+def _agent(*extra: str, empty_ok: bool = False) -> AfterValidator:
+    def check(spec: str) -> str:
+        problem = None if empty_ok and spec == "" else agent_problem(spec, extra)
+        if problem:
+            raise ValueError(problem)
+        return spec
+    return AfterValidator(check)
 
 
-@dataclass
-class SelfPlayConfig:
-    weights: dict[str, float] = field(
-        default_factory=lambda: {"current": 0.5, "snapshots": 0.25, "rule": 0.25},
-        metadata=_meta(lo=0, doc="'current', 'snapshots' or an agent spec (rule, random, x.pt) -> weight"),
-    )
-    snapshot_interval: int = field(default=10, metadata=_meta(lo=1, doc="iterations between snapshots"))
-    max_snapshots: int = field(default=8, metadata=_meta(lo=1, doc="snapshots kept; the oldest leaves past this"))
-    sampling: str = field(default="uniform", metadata=_meta(choices=SAMPLINGS, doc="how the snapshots share their "
-                          "weight: equally, or toward those the learner does worst against (pfsp)"))
-    pfsp_scale: float = field(default=1.0, metadata=_meta(lo=0, lo_open=True, doc="pfsp: snapshot weight "
-                              "exp(-margin / pfsp_scale), margin in points per hand"))
+def _refuse(test, message) -> AfterValidator:
+    """A check pydantic runs after the type's: ``message`` (or ``message(value)``) where ``test(value)`` holds."""
+    def check(value):
+        if test(value):
+            raise ValueError(message(value) if callable(message) else message)
+        return value
+    return AfterValidator(check)
 
 
-@dataclass
-class StageConfig:
+Int = Annotated[int, BeforeValidator(_whole)]
+Number = Annotated[float, BeforeValidator(_number)]
+Agent = Annotated[str, _agent()]
+AgentOrNone = Annotated[str, _agent(empty_ok=True)]  # '' = none
+
+
+def _check_rules(value: Any) -> Union[str, dict]:
+    if not isinstance(value, (str, dict)):
+        raise ValueError(f"expected a preset name or a mapping of rule fields, got {value!r}")
+    try:
+        make_rules(value)
+    except (ValueError, TypeError) as e:
+        raise ValueError(str(e)) from None
+    return value
+
+
+def _league_weights(weights: Any) -> Any:
+    """Refuse ``{curent:1.0}`` (YAML reads one key ``curent:1.0`` with no value) saying so."""
+    for k, v in weights.items() if isinstance(weights, dict) else ():
+        if v is None and ":" in str(k):
+            name, _, number = str(k).partition(":")
+            problem = agent_problem(name, LEAGUE)
+            raise ValueError(f"{k!r} has no value: YAML needs a space after the colon ({{{name}: {number}}})"
+                             + (f"; and {problem}" if problem else ""))
+    return weights
+
+
+# ------------------------------------------------------------------ the sections
+class Section(BaseModel):
+    """Unknown keys are refused, and values are not converted between types (but see Int and Number)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _as_yaml_wrote_it(cls, data: Any) -> Any:
+        """A section with every key left out (``ppo:`` alone) is YAML's null: it keeps its defaults. A key YAML read
+        as another type (``1:``) is named as written."""
+        return {} if data is None else {str(k): v for k, v in data.items()} if isinstance(data, dict) else data
+
+
+class EnvConfig(Section):
+    num_games: Int = Field(128, ge=1, description="games played at once")
+    rollout_steps: Int = Field(256, ge=1, description="decisions per game per iteration")
+    seed: Int = Field(0, ge=0, description="the run's seed: deals, sampling, network init, league")
+
+
+class ModelConfig(Section):
+    hidden: Annotated[list[Annotated[Int, Field(ge=1)]], _refuse(
+        lambda v: not v, "must list at least one layer width")] = Field([256, 256], description=(
+            "hidden layer widths of the policy (and critic) MLP; a wider start from pretrain.init is widened "
+            "(Net2Net)"))
+    critic: Literal[CRITICS] = Field("shared", description="privileged: the value net also reads the other seats' "
+                                     "cards (training only)")
+    canonical_trump: bool = Field(False, description="the network sees the trump suit as hearts (rules whose trump "
+                                  "varies learn it once)")
+    view: Literal[VIEWS] = Field("plain", description="contract7: a deal without an auction reads as a 7 bid by the "
+                                 "eldest hand (auction: none only)")
+
+
+class PPOConfig(Section):
+    lr: Number = Field(3e-4, gt=0, description="Adam learning rate of the PPO updates")
+    lr_schedule: Literal["constant", "linear"] = Field("linear", description=(
+        "linear: decays to 2% of lr over budget.decisions or budget.iterations (with stages: over each stage)"))
+    clip: Number = Field(0.2, gt=0, description="PPO's clip range of the ratio")
+    epochs: Int = Field(3, ge=1, description="passes over each iteration's batch")
+    minibatch_size: Int = Field(4096, ge=1, description="learned decisions per gradient step")
+    gae_lambda: Number = Field(0.95, ge=0, le=1, description="GAE's lambda (per seat)")
+    gamma: Number = Field(1.0, ge=0, le=1, description="discount per decision; 1 = none within a hand")
+    ent_coef: Number = Field(0.01, ge=0, description="weight of the entropy bonus (legal actions only)")
+    vf_coef: Number = Field(0.5, ge=0, description="weight of the value loss")
+    max_grad_norm: Number = Field(0.5, gt=0, description="gradients clipped to this norm")
+    target_kl: Optional[Number] = Field(0.03, gt=0, description=(
+        "an iteration's epochs stop once the approximate KL passes this (null: never)"))
+    reward_scale: Number = Field(0.1, gt=0, description="value targets = reward * this")
+
+
+class SelfPlayConfig(Section):
+    weights: Annotated[dict[Annotated[str, BeforeValidator(str), _agent(*LEAGUE)], Annotated[Number, Field(ge=0)]],
+                       BeforeValidator(_league_weights),
+                       _refuse(lambda w: not w or sum(w.values()) <= 0, "at least one weight must be positive")] = Field(
+        {"current": 0.5, "snapshots": 0.25, "rule": 0.25},
+        description="'current', 'snapshots' or an agent spec (rule, random, x.pt) -> weight")
+    snapshot_interval: Int = Field(10, ge=1, description="iterations between snapshots")
+    max_snapshots: Int = Field(8, ge=1, description="snapshots kept; the oldest leaves past this")
+    sampling: Literal[SAMPLINGS] = Field("uniform", description="how the snapshots share their weight: equally, or "
+                                         "toward those the learner does worst against (pfsp)")
+    pfsp_scale: Number = Field(1.0, gt=0, description="pfsp: snapshot weight exp(-margin / pfsp_scale), margin in "
+                               "points per hand")
+
+
+class StageConfig(Section):
     """One part of the PPO budget, with its own learning rate and league (``stages``)."""
 
-    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1, doc="PPO decisions of this stage (required)"))
-    lr: Optional[float] = field(default=None, metadata=_meta(lo=0, lo_open=True, doc=(
-        "its learning rate (null: ppo.lr); ppo.lr_schedule linear decays it over the stage's decisions")))
-    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig, metadata=_meta(doc=(
-        "the league while it lasts: the top-level selfplay section with these keys changed")))
+    decisions: Annotated[Optional[Int], _refuse(lambda v: v is None, "required (the PPO decisions of the stage)")] = (
+        Field(None, ge=1, validate_default=True, description="PPO decisions of this stage (required)"))
+    lr: Optional[Number] = Field(None, gt=0, description=(
+        "its learning rate (null: ppo.lr); ppo.lr_schedule linear decays it over the stage's decisions"))
+    selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig, description=(
+        "the league while it lasts: the top-level selfplay section with these keys changed"))
 
 
-@dataclass
-class LearnConfig:
-    phases: list[str] = field(default_factory=lambda: list(PHASE_NAMES), metadata=_meta(choices=PHASE_NAMES, doc=(
-        "the phases the network decides and learns")))
-    other: str = field(default="rule", metadata=_meta(doc="agent spec playing the phases not learned"))
+class LearnConfig(Section):
+    phases: Annotated[list[Literal[PHASE_NAMES]],
+                      _refuse(lambda v: not v, f"must name at least one of {list(PHASE_NAMES)}"),
+                      _refuse(lambda v: len(set(v)) != len(v), lambda v: f"repeated phase in {v}")] = Field(
+        list(PHASE_NAMES), description="the phases the network decides and learns")
+    other: Agent = Field("rule", description="agent spec playing the phases not learned")
 
 
-@dataclass
-class PretrainConfig:
-    init: str = field(default="", metadata=_meta(doc="a checkpoint (.pt, trained for these rules) the run starts "
-                      "from: its policy, and its critic when of the same kind (then cloning, if any, continues it); "
-                      "append ?rules=any to start from an agent of other rules (transfer: the card play carries over)"))
-    teacher: str = field(default="rule", metadata=_meta(doc="agent spec whose decisions the policy clones"))
-    decisions: int = field(default=0, metadata=_meta(lo=0, doc="teacher decisions to clone (0 = no warm start)"))
-    steps: int = field(default=512, metadata=_meta(lo=64, doc="decisions per game per chunk (env.num_games games); "
-                                                              "decisions of hands left unfinished are dropped"))
-    epochs: int = field(default=2, metadata=_meta(lo=1, doc="passes over each chunk"))
-    lr: float = field(default=1e-3, metadata=_meta(lo=0, lo_open=True, doc="Adam learning rate of the cloning"))
-    minibatch_size: int = field(default=1024, metadata=_meta(lo=1, doc="teacher decisions per gradient step"))
-    vf_coef: float = field(default=0.5, metadata=_meta(lo=0, doc="weight of the value loss"))
+class PretrainConfig(Section):
+    init: AgentOrNone = Field("", description=(
+        "a checkpoint (.pt, trained for these rules) the run starts from: its policy, and its critic when of the "
+        "same kind (then cloning, if any, continues it); append ?rules=any to start from an agent of other rules "
+        "(transfer: the card play carries over)"))
+    teacher: Agent = Field("rule", description="agent spec whose decisions the policy clones")
+    decisions: Int = Field(0, ge=0, description="teacher decisions to clone (0 = no warm start)")
+    steps: Int = Field(512, ge=64, description="decisions per game per chunk (env.num_games games); decisions of "
+                       "hands left unfinished are dropped")
+    epochs: Int = Field(2, ge=1, description="passes over each chunk")
+    lr: Number = Field(1e-3, gt=0, description="Adam learning rate of the cloning")
+    minibatch_size: Int = Field(1024, ge=1, description="teacher decisions per gradient step")
+    vf_coef: Number = Field(0.5, ge=0, description="weight of the value loss")
 
 
-EXPLOIT_STARTS = ("target", "rule")
-
-
-@dataclass
-class ExploitConfig:
+class ExploitConfig(Section):
     """A best response to one frozen agent: set ``target`` and the run is an exploiter, its league the target alone
     in both opponent seats (docs/exploit.md)."""
 
-    target: str = field(default="", metadata=_meta(doc="agent spec the run learns to beat (x.pt, ppo, rule, ...): it "
-                        "plays both opponent seats of every game, frozen; '' = not an exploiter"))
-    start: str = field(default="target", metadata=_meta(choices=EXPLOIT_STARTS, doc="target: from the target's own "
-                       "network (a checkpoint target); rule: from a clone of rule (pretrain.decisions > 0)"))
+    target: AgentOrNone = Field("", description="agent spec the run learns to beat (x.pt, ppo, rule, ...): it plays "
+                                "both opponent seats of every game, frozen; '' = not an exploiter")
+    start: Literal[EXPLOIT_STARTS] = Field("target", description="target: from the target's own network (a "
+                                           "checkpoint target); rule: from a clone of rule (pretrain.decisions > 0)")
 
 
-@dataclass
-class EvalConfig:
-    interval: int = field(default=20, metadata=_meta(lo=0, doc="iterations between evaluations (0 = never)"))
-    deals: int = field(default=200, metadata=_meta(lo=1, doc="duplicate deals per opponent at each evaluation"))
-    opponents: list[str] = field(default_factory=lambda: ["rule", "random"], metadata=_meta(doc=(
-        "agent specs the learner is evaluated against (eval/margin_vs_<name> in TensorBoard)")))
-    seed: int = field(default=12345, metadata=_meta(lo=0, doc="the evaluation deal set (the same at every evaluation)"))
-    workers: int = field(default=1, metadata=_meta(lo=1, doc="evaluator processes"))
-    ladder_deals: int = field(default=0, metadata=_meta(lo=0, doc="at each evaluation, rate the league's snapshots, "
-                              "the learner and the eval opponents in a round robin on this many deals (0 = no)"))
+class EvalConfig(Section):
+    interval: Int = Field(20, ge=0, description="iterations between evaluations (0 = never)")
+    deals: Int = Field(200, ge=1, description="duplicate deals per opponent at each evaluation")
+    opponents: list[Agent] = Field(["rule", "random"], description=(
+        "agent specs the learner is evaluated against (eval/margin_vs_<name> in TensorBoard)"))
+    seed: Annotated[Int, _refuse(lambda s: s in HELDOUT.seeds, lambda s: (  # in-training evaluation picks snapshots
+        f"{s} is in the held-out deal set {HELDOUT.describe()}; in-training evaluation informs choices, so give a "
+        "seed outside it (default 12345)"))] = Field(12345, ge=0, description=(
+            "the evaluation deal set (the same at every evaluation)"))
+    workers: Int = Field(1, ge=1, description="evaluator processes")
+    ladder_deals: Int = Field(0, ge=0, description="at each evaluation, rate the league's snapshots, the learner and "
+                              "the eval opponents in a round robin on this many deals (0 = no)")
 
 
-@dataclass
-class CheckpointConfig:
-    interval: int = field(default=20, metadata=_meta(lo=1, doc="iterations between kept checkpoints"))
-    keep: int = field(default=5, metadata=_meta(lo=1, doc="periodic checkpoints kept"))
+class CheckpointConfig(Section):
+    interval: Int = Field(20, ge=1, description="iterations between kept checkpoints")
+    keep: Int = Field(5, ge=1, description="periodic checkpoints kept")
 
 
-@dataclass
-class BudgetConfig:
-    decisions: Optional[int] = field(default=None, metadata=_meta(lo=1, doc=(
+class BudgetConfig(Section):
+    decisions: Optional[Int] = Field(None, ge=1, description=(
         "decisions played in the PPO rollouts, all four seats (the warm start not counted); the run stops at the "
-        "first limit reached")))
-    minutes: Optional[float] = field(default=None, metadata=_meta(lo=0, lo_open=True, doc=(
-        "wall-clock minutes, counted across --resume")))
-    iterations: Optional[int] = field(default=None, metadata=_meta(lo=1, doc="PPO iterations"))
+        "first limit reached"))
+    minutes: Optional[Number] = Field(None, gt=0, description="wall-clock minutes, counted across --resume")
+    iterations: Optional[Int] = Field(None, ge=1, description="PPO iterations")
 
 
-@dataclass
-class RolloutConfig:
-    backend: str = field(default="auto", metadata=_meta(choices=("auto", "local", "process", "ray"), doc=(
+class RolloutConfig(Section):
+    backend: Literal["auto", "local", "process", "ray"] = Field("auto", description=(
         "where rollouts run: this process, one child process, or Ray actors; auto = process when this "
-        "process may use two or more CPUs (os.sched_getaffinity), else local")))
-    lag: int = field(default=1, metadata=_meta(lo=0, hi=1, doc=(
+        "process may use two or more CPUs (os.sched_getaffinity), else local"))
+    lag: Int = Field(1, ge=0, le=1, description=(
         "policy lag: 1 = iteration k >= 1 learns from a rollout played with the weights of iteration k - 1, "
-        "collected while the learner updates (pipelined); 0 = collect, then update")))
-    workers: int = field(default=2, metadata=_meta(lo=1, doc=(
-        "Ray actors, one CPU each; each plays env.num_games games")))
-    address: str = field(default="", metadata=_meta(doc=(
-        "'' -> $RAY_ADDRESS or a new local Ray; 'auto' or host:port -> a cluster")))
-    timeout: float = field(default=600.0, metadata=_meta(lo=0, lo_open=True, doc=(
-        "seconds one collection may take (Ray worker or rollout process) before it is retried")))
+        "collected while the learner updates (pipelined); 0 = collect, then update"))
+    workers: Int = Field(2, ge=1, description="Ray actors, one CPU each; each plays env.num_games games")
+    address: str = Field("", description="'' -> $RAY_ADDRESS or a new local Ray; 'auto' or host:port -> a cluster")
+    timeout: Number = Field(600.0, gt=0, description=(
+        "seconds one collection may take (Ray worker or rollout process) before it is retried"))
 
 
-@dataclass
-class Config:
-    rules: Union[str, dict] = field(default="classic", metadata=_meta(doc=(
-        "a preset name, a mapping of Rules fields (with an optional preset: key) or a rules YAML file")))
-    env: EnvConfig = field(default_factory=EnvConfig)
-    model: ModelConfig = field(default_factory=ModelConfig)
-    ppo: PPOConfig = field(default_factory=PPOConfig)
-    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
-    learn: LearnConfig = field(default_factory=LearnConfig)
-    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
-    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
-    budget: BudgetConfig = field(default_factory=BudgetConfig)
-    rollout: RolloutConfig = field(default_factory=RolloutConfig)
-    exploit: ExploitConfig = field(default_factory=ExploitConfig)
-    stages: list[StageConfig] = field(default_factory=list, metadata=_meta(doc=(
+class Config(Section):
+    rules: Annotated[Union[str, dict], PlainValidator(_check_rules)] = Field("classic", description=(
+        "a preset name, a mapping of Rules fields (with an optional preset: key) or a rules YAML file"))
+    env: EnvConfig = Field(default_factory=EnvConfig)
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
+    learn: LearnConfig = Field(default_factory=LearnConfig)
+    pretrain: PretrainConfig = Field(default_factory=PretrainConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    exploit: ExploitConfig = Field(default_factory=ExploitConfig)
+    stages: list[StageConfig] = Field([], description=(
         "optional: the PPO budget in parts run one after another (e.g. against rule, then a league); the "
-        "league's snapshots carry over; budget.decisions defaults to their sum")))
-    device: str = field(default="auto", metadata=_meta(choices=("auto", "cpu", "cuda"), doc=(
-        "where the learner runs; auto = cuda when available (rollouts run on the CPU)")))
-    threads: int = field(default=1, metadata=_meta(lo=0, doc=(
-        "torch threads (0 = torch's default); 1 is fastest on a shared 2-core machine")))
+        "league's snapshots carry over; budget.decisions defaults to their sum"))
+    device: Literal["auto", "cpu", "cuda"] = Field("auto", description=(
+        "where the learner runs; auto = cuda when available (rollouts run on the CPU)"))
+    threads: Int = Field(1, ge=0, description=(
+        "torch threads (0 = torch's default); 1 is fastest on a shared 2-core machine"))
+
+    @field_validator("stages", mode="before")
+    @classmethod
+    def _inherit_selfplay(cls, stages: Any, info: ValidationInfo) -> Any:
+        """Each stage's ``selfplay`` is the top-level section with the stage's keys changed."""
+        base = info.data.get("selfplay")
+        if not isinstance(stages, list) or base is None:
+            return stages  # the type check names what is wrong
+        own_keys = base.model_dump(exclude_unset=True)
+        return [{**st, "selfplay": {**own_keys, **(st.get("selfplay") or {})}}
+                if isinstance(st, dict) and isinstance(st.get("selfplay") or {}, dict) else st for st in stages]
+
+    @model_validator(mode="after")
+    def _check_across_sections(self) -> "Config":
+        _check_and_complete(self)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return self.model_dump()
 
     def make_rules(self) -> Rules:
         return make_rules(self.rules)
 
 
-_FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-
-
-def type_name(tp) -> str:
-    """How error messages and the config reference name a key's type ('an int', 'a list of strings')."""
-    origin = typing.get_origin(tp)
-    if tp is int:
-        return "an int"
-    if tp is float:
-        return "a number"
-    if tp is str:
-        return "a string"
-    if tp is bool:
-        return "true/false"
-    if origin is list:
-        return f"a list of {type_name(typing.get_args(tp)[0]).partition(' ')[2]}s"
-    if origin is dict:
-        return "a mapping of names to numbers"
-    if origin is Union:
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        names = " or ".join(type_name(a) for a in args)
-        return names + (" or null" if type(None) in typing.get_args(tp) else "")
-    return str(tp)
-
-
-def _coerce(key: str, value: Any, tp, meta: dict) -> Any:
-    """Check ``value`` against type ``tp`` and bounds; returns the value (floats as float)."""
-    origin = typing.get_origin(tp)
-    if origin is Union:
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
-            return None
-        for a in args:
-            if a is type(None):
-                continue
-            try:
-                return _coerce(key, value, a, meta)
-            except ConfigError:
-                if len(args) == 2:
-                    raise
-        raise ConfigError(f"{key}: expected {type_name(tp)}, got {value!r}")
-    if origin is list:
-        if not isinstance(value, list):
-            raise ConfigError(f"{key}: expected {type_name(tp)}, got {value!r}")
-        (item,) = typing.get_args(tp)
-        return [_coerce(f"{key}[{i}]", v, item, meta) for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected {type_name(tp)}, got {value!r}")
-        _, vt = typing.get_args(tp)
-        for k, v in value.items():
-            if v is None and ":" in str(k):  # {curent:1.0}: YAML reads one key "curent:1.0"
-                name, _, number = str(k).partition(":")
-                try:  # the only mapping of names is a league's: say a misspelled member too
-                    check_agent_name(key, name, ("current", "snapshots"))
-                    also = ""
-                except ConfigError as e:
-                    also = "; and " + str(e).partition(": ")[2]
-                raise ConfigError(f"{key}: {k!r} has no value: YAML needs a space after the colon "
-                                  f"({{{name}: {number}}}){also}")
-        return {str(k): _coerce(f"{key}.{k}", v, vt, meta) for k, v in value.items()}
-    if tp is float:
-        if isinstance(value, str) and _FLOAT_RE.match(value.strip()):
-            value = float(value)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key}: expected a number, got {value!r}")
-        value = float(value)
-    elif tp is int:
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-            value = int(value)  # 1e6 written as a float
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key}: expected an int, got {value!r}")
-    elif tp is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{key}: expected a string, got {value!r}")
-    elif tp is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{key}: expected true or false, got {value!r}")
-    choices, lo, hi = meta.get("choices"), meta.get("lo"), meta.get("hi")
-    if choices is not None and value not in choices:
-        raise ConfigError(f"{key}: {value!r} is not one of {list(choices)}{did_you_mean(value, choices)}")
-    if lo is not None and (value < lo or (meta.get("lo_open") and value == lo)):
-        raise ConfigError(f"{key}: must be {'>' if meta.get('lo_open') else '>='} {lo}, got {value!r}")
-    if hi is not None and value > hi:
-        raise ConfigError(f"{key}: must be <= {hi}, got {value!r}")
-    return value
-
-
-def _build(cls, data: Any, prefix: str):
-    if not isinstance(data, dict):
-        raise ConfigError(f"{prefix or 'config'}: expected a mapping, got {data!r}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        where = f"{prefix}." if prefix else ""
-        raise ConfigError(f"unknown key {where}{unknown[0]!s}{did_you_mean(unknown[0], fields)}; allowed in "
-                          f"{prefix or 'the top level'}: {list(fields)}")
-    kwargs = {}
-    for name, value in data.items():
-        key = f"{prefix}.{name}" if prefix else name
-        tp = hints[name]
-        if dataclasses.is_dataclass(tp):
-            kwargs[name] = _build(tp, value if value is not None else {}, key)
-        elif typing.get_origin(tp) is list and dataclasses.is_dataclass(typing.get_args(tp)[0]):
-            if not isinstance(value, list):
-                raise ConfigError(f"{key}: expected a list of mappings, got {value!r}")
-            kwargs[name] = [_build(typing.get_args(tp)[0], v, f"{key}[{i}]") for i, v in enumerate(value)]
-        elif name == "rules" and cls is Config:
-            kwargs[name] = _check_rules(value)
-        else:
-            kwargs[name] = _coerce(key, value, tp, dict(fields[name].metadata))
-    return cls(**kwargs)
-
-
-def _check_rules(value: Any) -> Union[str, dict]:
-    if not isinstance(value, (str, dict)):
-        raise ConfigError(f"rules: expected a preset name or a mapping of rule fields, got {value!r}")
-    try:
-        make_rules(value)
-    except (ValueError, TypeError) as e:
-        raise ConfigError(f"rules: {e}") from None
-    return value
-
-
 def _check_and_complete(cfg: Config) -> None:
-    """Checks across keys; fills in budget.decisions from the stages."""
-    if not cfg.learn.phases:
-        raise ConfigError("learn.phases: must name at least one of ['bidding', 'trump', 'play']")
-    if len(set(cfg.learn.phases)) != len(cfg.learn.phases):
-        raise ConfigError(f"learn.phases: repeated phase in {cfg.learn.phases}")
-    if not cfg.model.hidden:
-        raise ConfigError("model.hidden: must list at least one layer width")
+    """Checks across sections; resolves an exploiter; fills in budget.decisions from the stages."""
     if cfg.model.view == "contract7" and cfg.make_rules().auction != "none":
         raise ConfigError("model.view: contract7 shows a 7 bid where there is no auction, so it needs rules with "
                           "auction: none (trump_by_card); use plain")
-    if cfg.eval.seed in HELDOUT.seeds:  # the in-training evaluation picks snapshots and links: a choice
-        raise ConfigError(f"eval.seed: {cfg.eval.seed} is in the held-out deal set {HELDOUT.describe()}; "
-                          "in-training evaluation informs choices, so give a seed outside it (default 12345)")
-    for key, sp in [("selfplay", cfg.selfplay)] + [(f"stages[{i}].selfplay", st.selfplay)
-                                                    for i, st in enumerate(cfg.stages)]:
-        if not sp.weights or sum(sp.weights.values()) <= 0:
-            raise ConfigError(f"{key}.weights: at least one weight must be positive")
-    for key, sp in [("selfplay", cfg.selfplay)] + [(f"stages[{i}].selfplay", st.selfplay)
-                                                    for i, st in enumerate(cfg.stages)]:
-        for name in sp.weights:
-            check_agent_name(f"{key}.weights", name, ("current", "snapshots"))
-    check_agent_name("learn.other", cfg.learn.other)
-    check_agent_name("pretrain.teacher", cfg.pretrain.teacher)
-    for i, name in enumerate(cfg.eval.opponents):
-        check_agent_name(f"eval.opponents[{i}]", name)
-    if cfg.pretrain.init:
-        check_agent_name("pretrain.init", cfg.pretrain.init)
-    if cfg.exploit.target:
-        check_agent_name("exploit.target", cfg.exploit.target)
-    for i, st in enumerate(cfg.stages):
-        if st.decisions is None:
-            raise ConfigError(f"stages[{i}].decisions: required (the PPO decisions of the stage)")
     if cfg.exploit.target:
         _resolve_exploit(cfg)
     if cfg.stages and cfg.budget.decisions is None:  # the stages are the budget
@@ -443,26 +369,88 @@ def _resolve_exploit(cfg: Config) -> None:
         cfg.eval.opponents = [ex.target, *cfg.eval.opponents]
 
 
-def _inherit_selfplay(data: dict[str, Any]) -> dict[str, Any]:
-    """Each stage's ``selfplay`` is the top-level section with the stage's keys changed."""
-    stages, base = data.get("stages"), data.get("selfplay") or {}
-    if not isinstance(stages, list) or not isinstance(base, dict):
-        return data  # _build names what is wrong
-    merged = []
-    for st in stages:
-        own = st.get("selfplay") if isinstance(st, dict) else None
-        if isinstance(st, dict) and (own is None or isinstance(own, dict)):
-            st = {**st, "selfplay": {**base, **(own or {})}}
-        merged.append(st)
-    return {**data, "stages": merged}
+# ------------------------------------------------------------------ pydantic's errors in one line
+_BOUNDS = {"greater_than": ("gt", ">"), "greater_than_equal": ("ge", ">="), "less_than": ("lt", "<"),
+           "less_than_equal": ("le", "<=")}
+
+
+def _bare(tp):
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
+def is_section(tp) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def type_at(loc) -> Any:
+    """The type of the key at a pydantic error location: through sections, list indexes and mapping values."""
+    tp = Config
+    for part in loc:
+        tp = _bare(tp)
+        tp = tp.model_fields[part].annotation if is_section(tp) else typing.get_args(tp)[0 if isinstance(
+            part, int) else -1]
+    return _bare(tp)
+
+
+def type_name(tp) -> str:
+    """How error messages and the config reference name a key's type ('an int', 'a list of strings')."""
+    tp = _bare(tp)
+    origin = typing.get_origin(tp)
+    if origin is Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return " or ".join(type_name(a) for a in args) + (" or null" if type(None) in typing.get_args(tp) else "")
+    if origin is list:
+        return f"a list of {type_name(typing.get_args(tp)[0]).partition(' ')[2]}s"
+    names = {int: "an int", float: "a number", str: "a string", bool: "true/false", dict: "a mapping of names to "
+             "numbers", Literal: "a string"}
+    return "a mapping" if is_section(tp) else names.get(origin or tp, str(tp))
+
+
+def _dotted(loc) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def _one_line(error: ValidationError) -> str:
+    """pydantic's first error as one line: the dotted key, what is wrong and what is allowed. An unknown key is
+    named before any other problem (a misspelled key is the likeliest cause of the rest)."""
+    err = min(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    loc, kind, value, ctx = tuple(err["loc"]), err["type"], err["input"], err.get("ctx") or {}
+    if loc[-1:] == ("[key]",):  # a mapping's key: the message names it, the key path names the mapping
+        loc = loc[:-2]
+    key = _dotted(loc)
+    if kind == "extra_forbidden":
+        names = list(type_at(loc[:-1]).model_fields)
+        return (f"unknown key {key}{did_you_mean(loc[-1], names)}; allowed in {_dotted(loc[:-1]) or 'the top level'}: "
+                f"{names}")
+    if kind == "value_error":
+        text = str(ctx["error"])
+        return f"{key}: {text}" if key else text  # checks across sections name their keys
+    if kind == "literal_error":
+        choices = typing.get_args(type_at(loc))
+        text = f"{value!r} is not one of {list(choices)}{did_you_mean(value, choices)}"
+    elif kind in _BOUNDS:
+        name, sign = _BOUNDS[kind]
+        bound = ctx[name]
+        if type_name(type_at(loc)).startswith("a number") and not isinstance(value, bool):
+            value = float(value)
+        text = f"must be {sign} {int(bound) if float(bound).is_integer() else bound}, got {value!r}"
+    elif kind.endswith("_type"):
+        text = f"expected {'true or false' if kind == 'bool_type' else type_name(type_at(loc))}, got {value!r}"
+    else:
+        text = f"{err['msg']}, got {value!r}"
+    return f"{key or 'config'}: {text}"
 
 
 def config_from_dict(data: dict[str, Any]) -> Config:
-    cfg = _build(Config, _inherit_selfplay(data or {}), "")
-    _check_and_complete(cfg)
-    return cfg
+    try:
+        return Config.model_validate(data or {})
+    except ValidationError as e:
+        raise ConfigError(_one_line(e)) from None
 
 
+# ------------------------------------------------------------------ files, --set and base:
 def yaml_problem(e: yaml.YAMLError) -> str:
     """A YAML error in one line (PyYAML's own text spans several, with the source and a caret)."""
     problem = getattr(e, "problem", None) or str(e).splitlines()[0]
@@ -476,19 +464,19 @@ def check_override_key(key: str) -> None:
     """Refuse a ``--set`` key the config has no place for, naming the flag rather than the config file."""
     cls, parts = Config, key.split(".")
     for i, part in enumerate(parts):
-        names = [f.name for f in dataclasses.fields(cls)]
+        names = list(cls.model_fields)
         if part not in names:
             section = ".".join(parts[:i])
             raise ConfigError(f"--set {key}: unknown key {'.'.join(parts[: i + 1])}{did_you_mean(part, names)}; "
                               f"allowed in {section or 'the top level'}: {names}")
-        tp = typing.get_type_hints(cls)[part]
+        tp = _bare(cls.model_fields[part].annotation)
         if cls is Config and part == "rules" and i + 1 < len(parts):
             allowed = ["preset"] + [f.name for f in dataclasses.fields(Rules)]
             if parts[i + 1] not in allowed or i + 2 < len(parts):
                 raise ConfigError(f"--set {key}: unknown key {key}{did_you_mean(parts[i + 1], allowed)}; "
                                   f"allowed in rules: {allowed}")
             return
-        if not dataclasses.is_dataclass(tp):
+        if not is_section(tp):
             if i + 1 < len(parts) and typing.get_origin(tp) is not dict:
                 raise ConfigError(f"--set {key}: {'.'.join(parts[: i + 1])} is a value, not a section")
             return
