@@ -59,6 +59,7 @@ from agents.table import MAX_DEALS_PER_GAME, MAX_DEALS_PER_TABLE  # the caps of 
 from .deals import DEAL_SETS, HELDOUT, SELECTION, DealSet, DuplicateDeal, deal_set_of, deal_set_seed, duplicate_deal
 from .match import (
     EvaluationInputError,
+    MatchSettings,
     agent_names,
     duplicate_match,
     load_agent,
@@ -81,7 +82,7 @@ from .tables import DEALS_PER_BATCH, play_lockstep
 __all__ = [
     "CI_METHODS", "DEALS_PER_BATCH", "DEAL_SETS", "HELDOUT", "MAX_DEALS_PER_GAME", "MAX_DEALS_PER_TABLE", "SELECTION",
     "STAT_DOCS", "AgentStats", "DealSet", "DuplicateDeal", "EvaluationInputError", "MarginSummary", "MatchResult",
-    "RoundRobinResult", "agent_names", "deal_set_of", "deal_set_seed", "duplicate_deal", "duplicate_match",
-    "fit_ratings", "load_agent", "margin_ci95", "one_torch_thread", "play_lockstep", "round_robin",
+    "MatchSettings", "RoundRobinResult", "agent_names", "deal_set_of", "deal_set_seed", "duplicate_deal",
+    "duplicate_match", "fit_ratings", "load_agent", "margin_ci95", "one_torch_thread", "play_lockstep", "round_robin",
     "summarize_margins", "wilson_ci95",
 ]

@@ -180,8 +180,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for spec, path in named.items():  # before a long run starts: which file `ppo` stands for
             print(f"{spec} is {path}", flush=True)
         with warnings_in_one_line("evaluate.py"):  # e.g. an agent played under other rules (?rules=any)
-            rr = round_robin(args.agents, args.deals, seed, rules, args.workers, args.games,
-                             records=bool(args.records), progress=True, ci=args.ci)
+            rr = round_robin(args.agents, deals=args.deals, seed=seed, rules=rules, workers=args.workers,
+                             games=args.games, records=bool(args.records), progress=True, ci=args.ci)
     except (EvaluationInputError, CheckpointError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2

@@ -36,8 +36,9 @@ class Tally:
     records: Optional[list[dict]] = None
 
     @classmethod
-    def sum(cls, parts: Sequence[Tally]) -> Tally:
-        """``parts`` (at least one) one after the other: margins and records in their order, counts added."""
+    def sum(cls, parts: Sequence[Tally], **named: Any) -> Tally:
+        """``parts`` (at least one) one after the other: margins and records in their order, counts added;
+        ``named`` are a subclass's own fields (a :class:`MatchResult`'s agents, rules, seed and ci)."""
         stats = (AgentStats(), AgentStats())
         for part in parts:
             stats[0].add(part.stats[0])
@@ -45,7 +46,7 @@ class Tally:
         records = None if parts[0].records is None else [rec for part in parts for rec in part.records]
         return cls(np.concatenate([part.margins for part in parts]), stats,
                    sum(part.games_played for part in parts), sum(part.a_won for part in parts),
-                   sum(part.b_won for part in parts), records)
+                   sum(part.b_won for part in parts), records, **named)
 
 
 @dataclass(kw_only=True)

@@ -17,10 +17,11 @@ from rich.console import Console
 from rich.text import Text
 
 from tarneeb_env import make_rules
-from tarneeb_env.cards import NUM_ACTIONS, action_str
+from tarneeb_env.cards import BID_BASE, NUM_ACTIONS, PASS, TRUMP_BASE, action_str
 from tarneeb_env.game import TarneebGame, trick_winner
 from tarneeb_env.record import HandRecord
 
+from .messages import Message, MessageError
 from .screen import SEAT_NAMES, Glyphs, Screen
 
 RECORD_FORMAT = "tarneeb-hand"
@@ -29,8 +30,9 @@ _INPUT_FIELDS = ("dealer", "deal", "auction", "plays", "rules")
 _START_FIELDS = _INPUT_FIELDS + ("scores", "score_delta", "seat_scores", "seat_score_delta")
 
 
-class RecordError(ValueError):
-    """A hand record that cannot be used; the message names the first thing wrong, in one line."""
+class RecordError(MessageError, ValueError):
+    """A hand record that cannot be used; the message (a key of :data:`playing.messages.MESSAGES`) names the
+    first thing wrong, in one line."""
 
 
 def load_record(path: str) -> tuple[dict, list[str]]:
@@ -42,9 +44,9 @@ def load_record(path: str) -> tuple[dict, list[str]]:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except OSError as e:
-        raise RecordError(f"cannot read {path}: {e.strerror}") from None
+        raise RecordError("rec.cannot_read", path=path, why=str(e.strerror)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise RecordError(f"{path} is not JSON: {e}") from None
+        raise RecordError("rec.not_json", name=path, detail=str(e)) from None
     if isinstance(data, dict) and data.get("format") == RECORD_FORMAT:
         record, players = data.get("record"), data.get("players")
     else:
@@ -54,17 +56,17 @@ def load_record(path: str) -> tuple[dict, list[str]]:
     try:
         return validate_record(record), players
     except RecordError as e:
-        raise RecordError(f"{path}: {e}") from None
+        raise RecordError("rec.in_file", name=path, why=e.message) from None
 
 
 def _moves(record: dict, key: str) -> list[tuple[int, int]]:
     moves = record[key]
     if not isinstance(moves, list):
-        raise RecordError(f"{key}: expected a list of [seat, action] pairs, got {type(moves).__name__}")
+        raise RecordError("rec.bad_moves", field=key, type=type(moves).__name__)
     for i, move in enumerate(moves):
         if not (isinstance(move, list) and len(move) == 2 and all(type(x) is int for x in move)
                 and 0 <= move[0] < 4 and 0 <= move[1] < NUM_ACTIONS):
-            raise RecordError(f"{key}[{i}]: expected [seat 0-3, action 0-{NUM_ACTIONS - 1}], got {str(move)[:40]}")
+            raise RecordError("rec.bad_move", field=key, i=i, max=NUM_ACTIONS - 1, got=str(move)[:40])
     return [(seat, action) for seat, action in moves]
 
 
@@ -73,8 +75,19 @@ def _before(record: dict, key: str, delta_key: str, n: int) -> list[int]:
     values, delta = record[key], record[delta_key]
     for name, v in ((key, values), (delta_key, delta)):
         if not (isinstance(v, list) and len(v) == n and all(type(x) is int for x in v)):
-            raise RecordError(f"{name}: expected {n} integers, got {str(v)[:40]}")
+            raise RecordError("rec.bad_ints", field=name, n=n, got=str(v)[:40])
     return [a - d for a, d in zip(values, delta)]
+
+
+def move_words(action: int) -> Message:
+    """A move as the page words it: ``7S``, ``pass``, ``bid 8``, ``trump S`` (letters, as in a record's errors)."""
+    if action < PASS:
+        return Message("move.card", card=action_str(action, symbols=False))
+    if action == PASS:
+        return Message("move.pass")
+    if action < TRUMP_BASE:
+        return Message("move.bid", n=action - BID_BASE)
+    return Message("move.trump", suit=action_str(action, symbols=False).split()[-1])
 
 
 def validate_record(record: Any) -> dict[str, Any]:
@@ -87,58 +100,58 @@ def validate_record(record: Any) -> dict[str, Any]:
     :class:`RecordError` naming the first bad action or field.
     """
     if not isinstance(record, dict):
-        raise RecordError(f"not a hand record: expected a JSON object, got {type(record).__name__}")
+        raise RecordError("rec.not_object", type=type(record).__name__)
     missing = [k for k in _START_FIELDS if k not in record]
     if missing:
-        raise RecordError(f"not a Tarneeb hand record: missing {', '.join(missing)}")
+        raise RecordError("rec.missing", fields=", ".join(missing))
     if not isinstance(record["rules"], dict):
-        raise RecordError("rules: expected the rule fields as a JSON object")
+        raise RecordError("rec.rules_not_object")
     try:
         rules = make_rules(dict(record["rules"]))
     except ValueError as e:
-        raise RecordError(str(e)) from None
+        raise RecordError("rec.bad_rules", detail=str(e)) from None
     dealer = record["dealer"]
     if type(dealer) is not int or not 0 <= dealer < 4:
-        raise RecordError(f"dealer: expected a seat 0-3, got {str(dealer)[:40]}")
+        raise RecordError("rec.bad_dealer", got=str(dealer)[:40])
     moves = [("auction", i, m) for i, m in enumerate(_moves(record, "auction"))]
     moves += [("plays", i, m) for i, m in enumerate(_moves(record, "plays"))]
     deal = record["deal"]
     if not (isinstance(deal, list) and len(deal) == 4
             and all(isinstance(hand, list) and all(type(c) is int for c in hand) for hand in deal)):
-        raise RecordError("deal: expected four lists of 13 cards (ints 0-51)")
+        raise RecordError("rec.bad_deal_shape")
     exposed = record.get("exposed_card")
     if not (exposed is None or type(exposed) is int):
-        raise RecordError(f"exposed_card: expected a card 0-51 or null, got {str(exposed)[:40]}")
+        raise RecordError("rec.bad_exposed", got=str(exposed)[:40])
     game = TarneebGame(rules, np.random.default_rng(0))
     game.new_game(dealer, _before(record, "scores", "score_delta", 2),
                   _before(record, "seat_scores", "seat_score_delta", 4))
     try:
         game.start_deal(deal, exposed)
     except ValueError as e:  # the engine's words name reset options: options['deal'][2] -> deal[2]
-        raise RecordError(re.sub(r"options\['(\w+)'\]", r"\1", str(e))) from None
+        raise RecordError("rec.bad_deal", detail=re.sub(r"options\['(\w+)'\]", r"\1", str(e))) from None
     if rules.trump == "last_card" and exposed is None:
-        raise RecordError("exposed_card: missing; under trump: last_card the dealer's last card names trump")
+        raise RecordError("rec.no_exposed")
     result = None
     for key, i, (seat, action) in moves:
-        what = f"{key}[{i}] ({action_str(action, symbols=False)} by seat {seat})"
+        what = {"field": key, "i": i, "move": move_words(action), "seat": seat}
         if result is not None:
-            raise RecordError(f"{what}: the deal was already over")
+            raise RecordError("rec.after_end", **what)
         if seat != game.current:
-            raise RecordError(f"{what}: seat {game.current} is on turn")
+            raise RecordError("rec.wrong_seat", **what, current=game.current)
         if not game.is_legal(action):
             legal = " ".join(action_str(a, symbols=False) for a in game.legal_actions())
-            raise RecordError(f"{what}: not a legal move here (legal: {legal})")
+            raise RecordError("rec.illegal", **what, legal=legal)
         result = game.apply(action)
     if result is None:
-        raise RecordError(f"plays: the record ends before the deal does ({len(game.played)} cards played)")
+        raise RecordError("rec.ends_early", n=len(game.played))
     mine = result.record.to_dict()
     for key, value in mine.items():
         if key in _INPUT_FIELDS:
             continue
         if key not in record:
-            raise RecordError(f"{key}: missing (the replay gives {value})")
+            raise RecordError("rec.field_missing", field=key, value=str(value))
         if record[key] != value or type(record[key]) is not type(value):
-            raise RecordError(f"{key}: the record says {str(record[key])[:40]}, the replay gives {value}")
+            raise RecordError("rec.field_differs", field=key, says=str(record[key])[:40], value=str(value))
     return mine
 
 

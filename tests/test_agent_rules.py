@@ -102,13 +102,13 @@ def test_the_evaluator_refuses_an_agent_object_for_other_rules():
 
 
 def test_the_evaluator_workers_check_the_rules_and_do_not_repeat_the_warning(monkeypatch):
-    monkeypatch.setattr(match, "_WORKER", {})
+    monkeypatch.setattr(match, "_WORKER", None)
     with warnings.catch_warnings(record=True) as caught:  # the worker's warning filter stays in here
         warnings.simplefilter("always")
         with pytest.raises(agents.RulesMismatchError, match=REFUSED):
-            match._init_worker([SHIPPED, "rule"], ["a", "b"], SYRIAN, 0, False, [], 1)
-        match._init_worker([SHIPPED + "?rules=any", "rule"], ["a", "b"], SYRIAN, 0, False, [], 1)
-    assert caught == [] and match._WORKER["agents"][0].rules == CLASSIC
+            match._init_worker([SHIPPED, "rule"], ["a", "b"], match.MatchSettings(rules=SYRIAN), [], 1)
+        match._init_worker([SHIPPED + "?rules=any", "rule"], ["a", "b"], match.MatchSettings(rules=SYRIAN), [], 1)
+    assert caught == [] and match._WORKER.agents[0].rules == CLASSIC
 
 
 def test_the_trainers_pool_call_loads_for_the_runs_rules():

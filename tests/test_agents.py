@@ -345,9 +345,9 @@ def test_evaluator_workers_share_the_usable_cores_among_their_dds_threads(monkey
     monkeypatch.setattr(dds, "_threads", None)
     monkeypatch.setattr(cores, "usable_cores", lambda: 8)
     monkeypatch.setattr(match.signal, "signal", lambda *a: None)  # the test process keeps its Ctrl-C
-    monkeypatch.setattr(match, "_WORKER", {})
+    monkeypatch.setattr(match, "_WORKER", None)
     for pool_size, expected in ((1, 8), (3, 2), (16, 1)):
-        match._init_worker(["rule", "rule"], ["a", "b"], "classic", 0, False, [], pool_size)
+        match._init_worker(["rule", "rule"], ["a", "b"], match.MatchSettings(), [], pool_size)
         assert dds.threads() == expected
 
 

@@ -8,9 +8,9 @@ import math
 import pytest
 
 from agents import Agent
-from evaluation.match import _play, _state
+from evaluation.match import Lane, MatchSettings, _Players
 from evaluation.schedule import GROWTH, Chunk, ChunkPlanner, InlineRunner, run_chunks
-from tarneeb_env import PASS, make_rules
+from tarneeb_env import PASS
 
 
 class Result:
@@ -105,12 +105,12 @@ class Cheap(Agent):
 @pytest.mark.parametrize("workers", [2, 3])
 def test_a_slow_agents_deals_go_one_at_a_time_and_workers_end_within_a_deal(workers):
     slow, other = SlowAgent(), Cheap()
-    state = _state([slow, other], ["slow", "cheap"], make_rules("classic"), 7, False, [(0, 0, 1)])
+    players = _Players([slow, other], ["slow", "cheap"], MatchSettings(seed=7), [Lane((0, 1), False, 17, 128)])
     costs = {}
 
     def cost(chunk):  # play the chunk for real; its time is the slow agent's decisions (the cheap one's are free)
         before = slow.decisions
-        _play(chunk, state)
+        players.play(chunk)
         costs[chunk] = (slow.decisions - before) * SlowAgent.SECONDS
         return costs[chunk]
 

@@ -322,6 +322,28 @@ def test_bad_library_inputs_name_the_problem():
         evaluation.duplicate_match("random", "random", deals=1, rules="nosuchrules")
 
 
+def test_match_settings_are_checked_once_and_shared_by_both_entry_points():
+    import dataclasses
+
+    from evaluation.match import Lane, plan
+
+    s = evaluation.MatchSettings(deals=5, seed=np.int64(3), rules="syrian41", games=2, batch=4)
+    assert s.rules == make_rules("syrian41") and type(s.seed) is int
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.deals = 6
+    with pytest.raises(evaluation.EvaluationInputError, match=r"^seed: expected an int >= 0, got -1$"):
+        evaluation.MatchSettings(seed=-1)
+    with pytest.raises(evaluation.EvaluationInputError, match="ci: expected one of"):
+        evaluation.round_robin(["random", "random", "rule"], deals=1, ci="exact")
+    with pytest.raises(TypeError, match="dels"):  # a misspelt setting is not silently ignored
+        evaluation.duplicate_match("random", "random", dels=1)
+    # pair by pair, its deals in chunks of at most `batch`, then its games
+    assert plan(3, s) == [Lane((0, 1), False, 5, 4), Lane((0, 1), True, 2, evaluation.tables.GAMES_PER_BATCH),
+                          Lane((0, 2), False, 5, 4), Lane((0, 2), True, 2, evaluation.tables.GAMES_PER_BATCH),
+                          Lane((1, 2), False, 5, 4), Lane((1, 2), True, 2, evaluation.tables.GAMES_PER_BATCH)]
+    assert plan(2, dataclasses.replace(s, games=0)) == [Lane((0, 1), False, 5, 4)]
+
+
 class IllegalAgent(Agent):
     def act(self, observation, view):
         return 70

@@ -28,6 +28,8 @@ from playing.web import cli  # noqa: E402
 from playing.web.app import BUSY, create_app  # noqa: E402
 from playing.web.levels import LEVEL_SPECS  # noqa: E402
 from playing.web.session import ServerConfig  # noqa: E402
+from playing.messages import MESSAGES  # noqa: E402
+from test_web_i18n import word  # noqa: E402
 from tarneeb_env import TarneebGame, make_rules  # noqa: E402
 from tarneeb_env.cards import PASS, cards_of, mask_of  # noqa: E402
 
@@ -198,6 +200,7 @@ def test_illegal_malformed_and_out_of_turn_requests_get_4xx_json_and_change_noth
         r = send(client, headers, method, path, body)
         assert 400 <= r.status_code < 500, (path, body, r.status_code)
         assert isinstance(r.json()["error"], str) and r.json()["error"], (path, body)
+        assert r.json()["key"] in MESSAGES and isinstance(r.json()["params"], dict), (path, body)  # worded by the page
         assert client.get("/api/state", headers=headers).json()["state"] == state, (path, body)
     # the person's move, then the computer's turn: the person may not act
     state = step(client, headers, state)
@@ -369,6 +372,7 @@ def test_under_rules_no_network_is_trained_for_the_hint_is_rules_and_the_levels_
             state = step(c, headers, state)
         hint = c.get("/api/hint", headers=headers).json()
         assert hint["by"] == "rule" and hint["reason"] and hint["action"] in state["legal"]
+        assert MESSAGES[hint["reason_key"]] == hint["reason"]  # the page words it in the player's language
 
 
 def test_a_game_starts_under_the_rules_and_target_the_page_chooses_and_nothing_else():
@@ -522,6 +526,24 @@ def test_uploaded_records_that_do_not_replay_are_refused_with_a_message(client):
         r = upload(client, headers, "x.jsonl", text)
         assert r.status_code == 422 and r.json()["error"].startswith("refused:")
     assert upload(client, headers, "x.json", None).status_code == 400
+
+
+def test_a_refused_record_names_its_reason_by_key_for_the_page_to_word(client):
+    """The English stays for API users; the key and parameters let a Spanish page say why in Spanish."""
+    record = dict(a_record(client), dealer=7)
+    headers, _ = new_session(client)
+    listed = upload(client, headers, "bad.json", json.dumps(record)).json()["entries"][0]
+    why = {"key": "rec.bad_dealer", "params": {"got": "7"}}
+    assert listed["refused"] == "refused: dealer: expected a seat 0-3, got 7"
+    assert listed["why"] == {"key": "srv.refused", "params": {"why": why}}
+    r = client.get("/api/replay/open?source=upload:bad.json&index=0", headers=headers)
+    assert r.status_code == 422 and r.json() == {"error": listed["refused"], **listed["why"]}
+    assert word(r.json(), "es") == "Rechazado: el repartidor debe ser un asiento del 0 al 3, no 7."
+    assert word(r.json(), "de") == "Abgelehnt: der Geber muss ein Platz 0-3 sein, nicht 7."
+    r = upload(client, headers, "notes.txt", "not json at all")
+    assert r.status_code == 422 and r.json()["params"]["why"]["key"] == "rec.line_not_json"
+    assert word(r.json(), "pt") == ("Recusado: notes.txt: a linha 1 não é JSON; esperava-se uma mão salva ou um "
+                                    "registro por linha.")
 
 
 def test_terminal_saves_and_evaluate_jsonl_from_the_replay_dir(tmp_path):

@@ -598,7 +598,7 @@ def test_a_hand_in_arabic_on_a_phone_reads_right_to_left_and_fits(server, arabic
 
 
 @pytest.mark.slow
-def test_the_language_switcher_is_remembered_and_a_hand_plays_in_spanish(server, browser):
+def test_the_language_switcher_is_remembered_and_a_hand_plays_in_spanish(server, browser, tmp_path):
     url, app = server
     browser.get(url)
     browser.execute_script("sessionStorage.clear(); localStorage.clear()")
@@ -616,5 +616,16 @@ def test_the_language_switcher_is_remembered_and_a_hand_plays_in_spanish(server,
     over = words["result.we_win"] if session_of(browser, app).table.game.winner == 0 else words["result.they_win"]
     assert title == (words["result.thrown_in"] if record["thrown_in"] else over)
     assert find(browser, "#next-deal")[0].text == (words["result.next_deal"] if record["thrown_in"] else "Nueva partida")
+    # the server's refusal of an edited record, in Spanish: the reason too, not only its frame
+    bad = tmp_path / "editada.json"
+    bad.write_text(json.dumps(dict(record, score_delta=[record["score_delta"][0] + 1, record["score_delta"][1]])))
+    browser.execute_script("document.getElementById('tab-replay').click()")  # the result panel covers the tabs
+    find(browser, "#replay-upload")[0].send_keys(str(bad))
+    toast = WebDriverWait(browser, WAIT).until(
+        lambda b: [t.text for t in find(b, "#toast:not([hidden])") if t.text.startswith("Rechazado")])[0]
+    assert toast.startswith("Rechazado: score_delta: el registro dice ") and ", la reproducción da " in toast
+    row = find(browser, "#replay-list tbody tr.refused")[0]
+    assert row.get_attribute("title") == toast and row.text.endswith(words["replay.refused"])
+    browser.execute_script("document.getElementById('tab-table').click()")
     Select(find(browser, "#lang")[0]).select_by_value("en")  # the other tests read English
     WebDriverWait(browser, WAIT).until(lambda b: find(b, "#hint")[0].text == "Hint")

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import socket
 from typing import Optional
 
 from agents.explain import MAX_SAMPLES
 
-from ..web.cli import _is_loopback
+from ..web.serving import allowed_hosts, listen, need_web_extra, serve
 from .server import MAX_INFLIGHT
 
 
@@ -32,44 +31,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[list[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        import uvicorn
+    need_web_extra(parser, "tarneeb-serve")
+    from .server import create_app
 
-        from .server import create_app
-    except ImportError as e:
-        parser.error(f"tarneeb-serve needs the web extra ({e.name} is missing): pip install -e '.[web]'")
-    import torch
-
-    torch.set_num_threads(1)  # one core a request: extra threads only add latency under load
-    if not 0 <= args.port < 65536:
-        parser.error(f"--port: must be 0..65535, got {args.port}")
     if not 0 <= args.max_samples <= MAX_SAMPLES:
         parser.error(f"--max-samples: must be 0..{MAX_SAMPLES}, got {args.max_samples}")
     if args.workers < 1:
         parser.error(f"--workers: must be at least 1, got {args.workers}")
-    try:
-        sock = socket.create_server((args.host, args.port))
-    except OSError as e:
-        parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
-    host, port = sock.getsockname()[:2]
-    loopback = _is_loopback(args.host)
     origins = [o.strip() for o in args.cors.split(",") if o.strip()]
     bad = [o for o in origins if o != "*" and not o.startswith(("http://", "https://"))]
     if bad:
         parser.error(f"--cors: an origin is scheme://host[:port], e.g. http://localhost:5173; got {bad[0]!r}")
-    app = create_app(args.max_samples, args.workers,
-                     allowed_hosts=("127.0.0.1", "localhost", "[::1]") if loopback else ("*",), cors_origins=origins)
-    shown = f"[{host}]" if ":" in host else host
-    base = f"http://{'127.0.0.1' if host == '0.0.0.0' else shown}:{port}"
+    sock, base = listen(parser, args.host, args.port)
+    app = create_app(args.max_samples, args.workers, allowed_hosts=allowed_hosts(args.host), cors_origins=origins)
     print(f"Tarneeb advisor: POST {base}/v1/advice · OpenAPI document {base}/openapi.json")
-    if not loopback:
-        print(f"WARNING: listening on {args.host}: anyone who can reach this machine can use the API (no login).")
-    print("Ctrl-C stops the server.", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
+    serve(app, sock, args.host, "the API")
     return 0
 
 

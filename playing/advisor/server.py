@@ -27,6 +27,7 @@ from agents.explain import MAX_SAMPLES, explain, network_for
 from tarneeb_env import PRESETS
 
 from ..web.bounds import read_body
+from ..web.session import RequestError
 from ..web.records import loads
 from .openapi import COMPONENTS, INFO
 from .position import KEYS, PositionError, build_view
@@ -44,8 +45,10 @@ def _error(status: int, message: str, headers: dict | None = None) -> JSONRespon
 
 async def _json_body(request: Request) -> Any:
     """The request's JSON, read chunk by chunk up to :data:`MAX_BODY_BYTES`; 400/413 otherwise."""
-    raw = await read_body(request, MAX_BODY_BYTES, PositionError,
-                          f"the request is over {MAX_BODY_BYTES // 1024} KiB: a position is far smaller")
+    try:
+        raw = await read_body(request, MAX_BODY_BYTES)
+    except RequestError as e:
+        raise PositionError(e.status, str(e) + (": a position is far smaller" if e.status == 413 else "")) from None
     try:
         return loads(raw)
     except (ValueError, UnicodeDecodeError) as e:

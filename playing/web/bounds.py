@@ -7,7 +7,7 @@ uploads are held as text (a tenth of their parsed size) under one budget for the
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any
 
 from starlette.requests import Request
 
@@ -19,36 +19,38 @@ MAX_HELD_UPLOAD_BYTES = 128 * 2**20  # all tabs' uploads together
 MAX_UPLOADS = 8  # per session; the oldest is dropped past this
 
 
-async def read_body(request: Request, limit: int, error: Callable[[int, str], Exception], too_big: str) -> bytes:
-    """The request's body, read chunk by chunk: ``error(413, too_big)`` past ``limit`` bytes whatever the
-    Content-Length claims, ``error(400, ...)`` for a Content-Length that is not an integer. Both servers' bodies
-    come through here (the web table's and the advisor's, each with its own limit and error type)."""
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, read chunk by chunk: :class:`RequestError` 413 past ``limit`` bytes whatever the
+    Content-Length claims, 400 for a Content-Length that is not an integer. Both servers' bodies come through
+    here (the web table's and the advisor's, each with its own limit)."""
     try:
         declared = int(request.headers.get("content-length") or 0)
     except ValueError:
-        raise error(400, "Content-Length must be an integer") from None
+        raise RequestError(400, "srv.content_length") from None
+    size = f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit // 1024} KiB"
+    too_big = RequestError(413, "srv.too_big", size=size)
     if declared > limit:
-        raise error(413, too_big)
+        raise too_big
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise error(413, too_big)
+            raise too_big
         chunks.append(chunk)
     return b"".join(chunks)
 
 
 async def json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object (``{}`` for no body), read chunk by chunk up to :data:`MAX_BODY_BYTES`."""
-    raw = await read_body(request, MAX_BODY_BYTES, RequestError, f"the request is over {MAX_BODY_BYTES // 2**20} MiB")
+    raw = await read_body(request, MAX_BODY_BYTES)
     if not raw:
         return {}
     try:
         data = loads(raw)
     except (ValueError, UnicodeDecodeError) as e:
-        raise RequestError(400, f"the request body must be a JSON object: {str(e)[:80]}") from None
+        raise RequestError(400, "srv.body_json", detail=str(e)[:80]) from None
     if not isinstance(data, dict):
-        raise RequestError(400, "the request body must be a JSON object")
+        raise RequestError(400, "srv.body_object")
     return data
 
 
@@ -63,9 +65,7 @@ class UploadBudget:
     def take(self, n: int) -> None:
         with self._lock:
             if self.held + n > self.limit:
-                raise RequestError(503, f"the server already holds {self.held // 2**20} MiB of opened files "
-                                        f"(at most {self.limit // 2**20} MiB for all tabs): open a smaller file, "
-                                        "or try again when other tabs have closed")
+                raise RequestError(503, "srv.uploads_full", held=self.held // 2**20, limit=self.limit // 2**20)
             self.held += n
 
     def give(self, n: int) -> None:

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import socket
 from pathlib import Path
 from typing import Optional
 
@@ -16,8 +14,8 @@ from tarneeb_env.rules import PRESETS
 from ..table_setup import default_agent_spec, rules_of
 from ..terminal import spec_label
 from .levels import DEFAULT_OPPONENTS, DEFAULT_PARTNER, LEVEL_SPECS, LEVELS, level_of
+from .serving import allowed_hosts, listen, need_web_extra, serve
 from .session import ServerConfig
-
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,25 +66,8 @@ def allowed_agents(specs: list[str]) -> dict[str, str]:
     return allowed
 
 
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        import uvicorn
-
-        from .app import create_app
-    except ImportError as e:
-        parser.error(f"the web table needs the web extra ({e.name} is missing): pip install -e '.[web]'")
-    import torch
-
-    torch.set_num_threads(1)  # one decision at a time: extra threads only add latency
+def check_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """The parser's one-line error for an option out of range; a missing ``--seed`` is drawn here."""
     if args.delay < 0:
         parser.error(f"--delay: must be 0 or more, got {args.delay}")
     if args.deals < 1:
@@ -97,10 +78,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(f"--seed: must be 0 or more, got {args.seed}")
     if args.challenge_seed is not None and args.challenge_seed < 0:
         parser.error(f"--challenge-seed: must be 0 or more, got {args.challenge_seed}")
-    if not 0 <= args.port < 65536:
-        parser.error(f"--port: must be 0..65535, got {args.port}")
     if args.replay_dir and not Path(args.replay_dir).is_dir():
         parser.error(f"--replay-dir: {args.replay_dir} is not a directory")
+
+
+def server_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ServerConfig:
+    """The rules, the players a page may choose and the defaults; each agent is loaded once here, so a bad
+    spec is the parser's one-line error rather than a page's."""
     rules, rules_label = rules_of(args, parser)
     default = default_spec(rules, rules_label)
     extra = [s.strip() for s in args.agents.split(",") if s.strip()]
@@ -120,24 +104,23 @@ def main(argv: Optional[list[str]] = None) -> int:
     for role, k in (("--partner", partner), ("--opponents", opponents)):
         if k not in config.offered(rules_label):
             parser.error(f"{role}: {k} cannot play under the rules {rules_label} (no network is trained for them)")
-    try:
-        sock = socket.create_server((args.host, args.port))
-    except OSError as e:
-        parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
-    host, port = sock.getsockname()[:2]
-    loopback = _is_loopback(args.host)
-    app = create_app(config, args.replay_dir, allowed_hosts=("127.0.0.1", "localhost", "[::1]") if loopback else ("*",))
-    shown = f"[{host}]" if ":" in host else host
-    print(f"Tarneeb web table: http://{'127.0.0.1' if host == '0.0.0.0' else shown}:{port}/")
-    print(f"rules {rules_label} (target {rules.target_score}) · partner {partner} · opponents {opponents}"
-          f" · seed {args.seed}" + ("" if args.challenge_seed is None else f" · challenge deal set {args.challenge_seed}"))
-    print("players the page may choose: " + ", ".join(config.offered(rules_label)))
-    if not loopback:
-        print(f"WARNING: listening on {args.host}: anyone who can reach this machine can use the table (no login).")
-    print("Ctrl-C stops the server.", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
+    return config
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    need_web_extra(parser, "the web table")
+    from .app import create_app
+
+    check_options(args, parser)
+    config = server_config(args, parser)
+    sock, address = listen(parser, args.host, args.port)
+    app = create_app(config, args.replay_dir, allowed_hosts=allowed_hosts(args.host))
+    print(f"Tarneeb web table: {address}/")
+    print(f"rules {config.rules_label} (target {config.rules.target_score}) · partner {config.partner} · opponents "
+          f"{config.opponents} · seed {args.seed}"
+          + ("" if args.challenge_seed is None else f" · challenge deal set {args.challenge_seed}"))
+    print("players the page may choose: " + ", ".join(config.offered(config.rules_label)))
+    serve(app, sock, args.host, "the table")
     return 0

@@ -14,6 +14,7 @@ from typing import Any
 from tarneeb_env.cards import action_str, trump_action
 from tarneeb_env.record import HandRecord
 
+from ..messages import Message
 from ..records import RECORD_FORMAT, RecordError, validate_record
 from ..screen import SEAT_NAMES
 
@@ -45,30 +46,30 @@ def parse_records(text: str, name: str) -> list[dict[str, Any]]:
             try:
                 items.append(loads(line))
             except ValueError as e:
-                raise RecordError(f"{name}: line {n} is not JSON ({getattr(e, 'msg', e)}); "
-                                  "expected a saved hand or JSONL records") from None
+                raise RecordError("rec.line_not_json", name=name, line=n, detail=str(getattr(e, "msg", e))) from None
             if len(items) > MAX_RECORDS:
                 break
     except ValueError as e:
-        raise RecordError(f"{name} is not JSON: {e}") from None
+        raise RecordError("rec.not_json", name=name, detail=str(e)) from None
     if not items:
-        raise RecordError(f"{name}: holds no hand record")
+        raise RecordError("rec.empty", name=name)
     if len(items) > MAX_RECORDS:
-        raise RecordError(f"{name}: holds more than {MAX_RECORDS} records, the most the table opens from one file; "
-                          f"split it (e.g. split -l {MAX_RECORDS} for JSONL)")
+        raise RecordError("rec.too_many", name=name, max=MAX_RECORDS)
     return [_entry(item) for item in items]
 
 
 def listing(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """:func:`summary` of each entry, with ``refused`` set to the engine's reason where the record does not replay."""
+    """:func:`summary` of each entry, with ``refused`` (English) and ``why`` (its key and parameters, for the page)
+    set to the engine's reason where the record does not replay, else None."""
     out = []
     for i, entry in enumerate(entries):
         line = summary(entry, i)
         try:
             validate_record(entry["record"])
-            line["refused"] = None
+            line["refused"] = line["why"] = None
         except RecordError as e:
-            line["refused"] = f"refused: {e}"
+            refused = Message("srv.refused", why=e.message)
+            line["refused"], line["why"] = str(refused), refused.to_dict()
         out.append(line)
     return out
 

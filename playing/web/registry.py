@@ -19,8 +19,8 @@ IDLE_EXPIRY_S = 30 * 60  # a game untouched this long is dropped
 PROTECTED_S = 5 * 60  # a game touched this recently is never dropped to make room
 REMEMBERED_GONE = 4096  # ids of dropped games kept so that their page can be told why
 
-GONE_IDLE = f"this game was dropped after {IDLE_EXPIRY_S // 60} minutes without a move"
-GONE_ROOM = f"this game was dropped to make room for another, after {PROTECTED_S // 60} minutes without a move"
+GONE_IDLE = ("srv.gone_idle", IDLE_EXPIRY_S // 60)  # the message key and its minutes
+GONE_ROOM = ("srv.gone_room", PROTECTED_S // 60)
 
 
 class Registry:
@@ -32,7 +32,7 @@ class Registry:
         self.clock = clock
         self.max_sessions = max_sessions
         self._open: "OrderedDict[str, tuple[Session, float]]" = OrderedDict()
-        self._gone: "OrderedDict[str, str]" = OrderedDict()
+        self._gone: "OrderedDict[str, tuple[str, int]]" = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._open)
@@ -40,7 +40,7 @@ class Registry:
     def __getitem__(self, sid: str) -> Session:  # tests reach a session's engine this way
         return self._open[sid][0]
 
-    def _drop(self, sid: str, why: str) -> None:
+    def _drop(self, sid: str, why: tuple[str, int]) -> None:
         self.on_drop(self._open.pop(sid)[0])
         self._gone[sid] = why
         while len(self._gone) > REMEMBERED_GONE:
@@ -64,8 +64,8 @@ class Registry:
         idle = self.clock() - seen
         if idle < PROTECTED_S:
             wait = int(PROTECTED_S - idle) // 60 + 1
-            raise RequestError(503, f"the table is full: {self.max_sessions} games are in progress; "
-                                    f"try again in about {wait} minute{'s' if wait > 1 else ''}")
+            raise RequestError(503, "srv.full" if wait > 1 else "srv.full_soon", max=self.max_sessions,
+                               **({"wait": wait} if wait > 1 else {}))
         self._drop(sid, GONE_ROOM)
 
     def add(self, session: Session) -> str:
@@ -81,8 +81,9 @@ class Registry:
         entry = self._open.get(sid or "")
         if entry is None:
             if sid in self._gone:
-                raise RequestError(410, f"{self._gone[sid]}: reload the page for a new game")
-            raise RequestError(404, "unknown session (the server may have restarted): reload the page")
+                key, minutes = self._gone[sid]
+                raise RequestError(410, key, minutes=minutes)
+            raise RequestError(404, "srv.unknown_session")
         self._open[sid] = (entry[0], self.clock())
         self._open.move_to_end(sid)
         return entry[0]

@@ -24,6 +24,7 @@ from tarneeb_env.cards import NUM_ACTIONS, action_str, suit_of
 from tarneeb_env.game import trick_winner
 from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
+from ..messages import MessageError
 from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
 
 from .advice import advise
@@ -33,13 +34,13 @@ HUMAN = 0
 _GAME, _DUPLICATE, _CHALLENGE, _HINT = 0, 1, 2, 3  # SeedSequence spawn-key purposes
 
 
-class RequestError(Exception):
-    """A request the state does not allow; ``status`` is the HTTP code, the message says what to do."""
+class RequestError(MessageError):
+    """A request the state does not allow; ``status`` is the HTTP code, the message (a key of
+    :data:`playing.messages.MESSAGES` and its parameters) says what to do."""
 
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
+    def __init__(self, status: int, key: str, /, **params):
+        super().__init__(key, **params)
         self.status = status
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -128,11 +129,11 @@ class Session:
         choices = self.config.rule_choices()
         label = self.rules_label if label is None else label
         if not isinstance(label, str) or label not in choices:
-            raise RequestError(400, f"rules: {label!r} is not one of the rules this server offers: {list(choices)}")
+            raise RequestError(400, "srv.bad_rules", rules=str(label), offered=", ".join(choices))
         rules = choices[label]
         if target is not None:
             if type(target) is not int or not 1 <= target <= MAX_TARGET:
-                raise RequestError(400, f"target: must be a whole number of points 1..{MAX_TARGET}, got {target!r}")
+                raise RequestError(400, "srv.bad_target", max=MAX_TARGET, got=repr(target)[:40])
             rules = dataclasses.replace(rules, target_score=target)
         return label, rules
 
@@ -141,10 +142,9 @@ class Session:
         offered = self.config.offered(label)
         partner = self.config.partner if partner is None else partner
         opponents = self.config.opponents if opponents is None else opponents
-        for role, key in (("partner", partner), ("opponents", opponents)):
+        for refusal, key in (("srv.bad_partner", partner), ("srv.bad_opponents", opponents)):
             if not isinstance(key, str) or key not in offered:
-                raise RequestError(400, f"{role}: {key!r} is not one of the players this server offers under "
-                                        f"the rules {label}: {offered}")
+                raise RequestError(400, refusal, key=str(key)[:40], rules=label, offered=", ".join(offered))
         return partner, opponents
 
     def _players(self, partner: str, opponents: str, seeds: list[int], seats=(1, 2, 3)) -> dict[int, Agent]:
@@ -212,22 +212,21 @@ class Session:
     def _table(self) -> Table:
         table = self.table
         if table.waiting:
-            raise RequestError(409, "the deal is over: continue to the next deal" if not table.over
-                               else "this game is over: start a new one")
+            raise RequestError(409, "srv.game_over" if table.over else "srv.deal_over")
         return table
 
     def act(self, action: Any) -> None:
         """The person's move; anything but a legal action of seat 0 on turn is refused, changing nothing."""
         if type(action) is not int:
-            raise RequestError(400, f"action must be an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
+            raise RequestError(400, "srv.action_int", max=NUM_ACTIONS - 1, got=repr(action)[:40])
         table = self._table()
         game = table.game
         if game.current != HUMAN:
-            raise RequestError(409, f"not your turn: {self.seat_name(game.current)} is to act")
+            raise RequestError(409, "srv.not_your_turn", who=self.seat_name(game.current))
         if not game.is_legal(action):
             legal = ", ".join(action_str(a) for a in game.legal_actions())
             what = action_str(action) if 0 <= action < NUM_ACTIONS else "no action"
-            raise RequestError(422, f"illegal move {action} ({what}) now; legal: {legal}")
+            raise RequestError(422, "srv.illegal", action=action, move=what, legal=legal)
         table.apply(action)
         self._after_move()
 
@@ -235,7 +234,7 @@ class Session:
         """One computer seat's move (the page calls this after its delay)."""
         table = self._table()
         if table.game.current == HUMAN:
-            raise RequestError(409, "it is your turn: the computer seats wait for you")
+            raise RequestError(409, "srv.your_turn")
         action = _computer_move(table)
         self._after_move()
         return action
@@ -247,21 +246,20 @@ class Session:
     def next_deal(self) -> None:
         table = self.table
         if not table.waiting:
-            raise RequestError(409, "the deal is still being played")
+            raise RequestError(409, "srv.deal_playing")
         if not table.over:
             table.next_deal()
             return
         dup = self.duplicate
         if dup is None or dup["index"] + 1 >= len(dup["deals"]):
-            raise RequestError(409, "this game is over: start a new one" if dup is None
-                               else "the challenge is over: start a new one")
+            raise RequestError(409, "srv.game_over" if dup is None else "srv.challenge_over")
         dup["index"] += 1
         self._duplicate_table()
 
     def hint(self) -> dict[str, Any]:
         table = self._table()
         if table.game.current != HUMAN:
-            raise RequestError(409, f"not your turn: {self.seat_name(table.game.current)} is to act")
+            raise RequestError(409, "srv.not_your_turn", who=self.seat_name(table.game.current))
         view = make_view(table.game, HUMAN)
         seed = _seeds(self.config.seed, _HINT, self.number, self.games, table.game.deals,
                       len(view.auction) + len(view.played), n=1)[0]

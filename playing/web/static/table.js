@@ -88,10 +88,11 @@ async function send(method, path, body) {
     opts.body = JSON.stringify(body);
   }
   const r = await fetch(path, opts);
-  const data = await r.json();
-  if (!r.ok) {
-    const e = new Error(data.error || r.statusText);
+  const data = await r.json().catch(() => null); // not JSON: a proxy's page, say
+  if (!r.ok || data === null) {
+    const e = new Error((data && data.error) || `${r.status} ${r.statusText}`);
     e.status = r.status;
+    if (data && data.key) e.words = { key: data.key, params: data.params || {} };
     throw e;
   }
   return data;
@@ -111,26 +112,28 @@ function notice(message) {
   $("notice").hidden = false;
 }
 
-const gameLost = (e) => e.status === 410 || (e.status === 404 && /session/.test(e.message));
+const gameLost = (e) => e.status === 410 || (e.words && e.words.key === "srv.unknown_session");
 
 async function replaceLostGame(e) {
   await newSession();
-  const why = /minutes without a move/.test(e.message)
-    ? t(/make room/.test(e.message) ? "lost.room" : "lost.idle", { n: (e.message.match(/\d+/) || ["30"])[0] })
-    : t("lost.restart");
-  notice(t("lost.notice", { why }));
+  notice(t("lost.notice", { why: errorText(e) }));
 }
 
-// The server's refusals in the person's language (its English message stays in the page's log).
+// A server message ({key, params}, playing/messages.py) in the person's words; a parameter may be a message too.
+// The result is text: it only ever reaches the page through textContent or an attribute, never as HTML.
+function words(m) {
+  const params = {};
+  for (const [k, v] of Object.entries(m.params || {})) params[k] = v !== null && typeof v === "object" ? words(v) : v;
+  return t(m.key, params);
+}
+
+// An error in the person's language: the server's message by its key (its English stays in the page's log).
 function errorText(e) {
   const m = e.message || "";
   console.info("server:", m);
-  const known = [[/still being decided/, "err.busy"], [/^not your turn/, "err.turn"], [/^illegal move/, "err.illegal"],
-    [/the deal is over/, "err.deal_over"], [/this game is over/, "err.game_over"],
-    [/the challenge is over/, "err.challenge_over"], [/is not JSON|holds no hand record|line \d+ is not JSON/, "err.not_record"],
-    [/^refused:/, "err.refused"], [/the table is full/, "err.full"], [/MiB/, "err.too_big"],
-    [/Failed to fetch|NetworkError/, "err.network"]];
-  for (const [re, key] of known) if (re.test(m)) return key === "err.refused" ? t(key, { why: m.slice(9) }) : t(key);
+  if (e.words) return has(e.words.key) ? words(e.words) : t("err.other", { message: m });
+  if (e.status) return t("err.status", { status: e.status }); // no message key: not this server's answer
+  if (/Failed to fetch|NetworkError|Load failed/.test(m)) return t("err.network");
   return t("err.other", { message: m });
 }
 
@@ -141,7 +144,7 @@ async function call(method, path, body) {
     return data;
   } catch (e) {
     if (gameLost(e) && path !== "/api/session") {
-      await replaceLostGame(e).catch((e2) => toast(e2.message));
+      await replaceLostGame(e).catch((e2) => toast(errorText(e2)));
       return null;
     }
     toast(errorText(e));
@@ -615,7 +618,7 @@ async function hint() {
     const top = h.advice && (h.advice.candidates || []).find((c) => c.action === h.action);
     const head = el("p", { class: "hint-line" }, ...hintSentence(h.action));
     if (top && top.prob !== undefined) head.append(` (${t("hint.network_prob", { p: pct(top.prob) })})`);
-    else if (h.reason) head.append(` — ${h.reason}`);
+    else if (h.reason) head.append(` — ${h.reason_key ? t(h.reason_key) : h.reason}`);
     const buttons = el("div", { class: "hint-buttons" });
     if (h.advice) buttons.append(el("button", { id: "hint-why", onclick: () => { $("hint-why-box").hidden = !$("hint-why-box").hidden; } }, t("hint.why")));
     buttons.append(el("button", { id: "hint-close", "aria-label": t("hint.close"), onclick: hideHint }, "✕"));
@@ -745,7 +748,7 @@ function outcomeText(info) {
 function fillList(entries) {
   const body = document.querySelector("#replay-list tbody");
   body.replaceChildren(...entries.map((e) => el("tr", { "data-index": e.index, class: e.refused ? "refused" : "",
-    title: e.refused || false, onclick: () => openRecord(e.index) },
+    title: e.why ? words(e.why) : false, onclick: () => openRecord(e.index) },
     el("td", { text: entryTitle(e) }), el("td", {}, ...contractNodes(e.info)),
     el("td", { text: e.refused ? t("replay.refused") : outcomeText(e.info) }))));
   if (!entries.length) body.append(el("tr", {}, el("td", { colspan: 3, text: t("replay.none") })));
@@ -1041,4 +1044,4 @@ async function start() {
   }
 }
 
-start().catch((e) => toast(t("err.start", { message: e.message })));
+start().catch((e) => toast(t("err.start", { message: errorText(e) })));
