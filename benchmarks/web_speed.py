@@ -54,7 +54,7 @@ def main() -> None:
             session.act(int(session.table.game.legal_actions()[0]))
         else:
             master.append(cpu(session.advance)[0])
-    reviewed = cpu(lambda: review(session.table.records[-1]))[0]
+    reviewed = cpu(lambda: review(session.table.records[-1].to_dict()))[0]
     for name, xs in (("hint", hints), ("Strong move", moves), ("Master move", master)):
         print(f"{name:12s} n {len(xs):3d}  median {np.median(xs):.4f}  max {max(xs):.4f} CPU s")
     print(f"review       one deal {reviewed:.2f} CPU s")
