@@ -49,7 +49,7 @@ bench: $(CORE_STAMP)
 	$(BIN)/python benchmarks/batch_speed.py
 	$(BIN)/python benchmarks/eval_speed.py
 
-# docs/config.md from the config dataclasses (tests/test_config_reference.py checks it is current)
+# docs/config.md from the config models (tests/test_config_reference.py checks it is current)
 docs: $(CORE_STAMP)
 	$(BIN)/python -m training.config_reference
 

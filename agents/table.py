@@ -57,7 +57,7 @@ class Table:
     ``rng`` draws the table's deals after the first (``deal``/``exposed_card``: the first deal's cards, else
     drawn too); ``cap`` defaults to :data:`MAX_DEALS_PER_TABLE` for a duplicate table, else
     :data:`MAX_DEALS_PER_PLAYED_GAME`. ``hint`` is an agent that sits nowhere but speaks for seat 0 (the Hint):
-    it is reset with the table's own agents. ``records`` holds the finished deals' records, ``delta`` the
+    it is reset at the start of every deal. ``records`` holds the finished deals' records, ``delta`` the
     teams' score changes over them, ``moves`` the actions applied; ``waiting`` is true from the end of a deal
     to :meth:`next_deal`, ``over`` once the table has ended.
     """

@@ -34,6 +34,8 @@ def play_lockstep(tables: list[Table], seating: Seating, seed: Optional[int] = N
     ``keys[i]`` (kind, deal or game pair, table) and move before each decision and asked for that table alone
     (see the module docstring). Without one (a web table the computer plays alone) every agent is asked as it
     is."""
+    if seed is not None and (keys is None or len(keys) != len(tables)):
+        raise ValueError("play_lockstep: a seed needs one key (kind, deal or game pair, table) per table")
     engine = GameTables([t.game for t in tables], [t.writer for t in tables])
     seat_agent = seating.seat_agent.tolist()
     keyed = [seed is not None and not getattr(a, "deterministic", False) for a in seating.agents]

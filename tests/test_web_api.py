@@ -579,7 +579,7 @@ def test_paths_outside_the_replay_dir_are_refused(tmp_path):
     with client_for(replay_dir=str(inside)) as c:
         headers, _ = new_session(c)
         assert c.get("/api/replay/files", headers=headers).json()["files"] == []
-        for name in ("../secret.json", str(secret), "link.json", "..%2Fsecret.json", "/etc/passwd", ""):
+        for name in ("../secret.json", str(secret), "link.json", "..%2Fsecret.json", "/etc/passwd", "", "a%00b.json"):
             r = c.get(f"/api/replay/deals?source=dir:{name}", headers=headers)
             assert r.status_code == 404 and "not a record file" in r.json()["error"], name
     with client_for() as c:

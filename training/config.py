@@ -4,7 +4,7 @@ pydantic checks types (strict: no string read as a number, no number as a string
 (``extra="forbid"``); :func:`config_from_dict` turns its first error into one line naming the dotted key, what
 is allowed and the closest spelling. ``--set key=value`` overrides any key (values parsed as YAML). A float
 written ``3e-4`` (which YAML 1.1 reads as a string) is accepted as the number it spells, and a whole float
-(``1e6``) as an int.
+(``8.0``, ``1.0e+6``) as an int.
 
 A file may start from another with ``base: other.yaml`` (a path relative to the
 file; bases may chain): each section it gives changes only the keys it names,

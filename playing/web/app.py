@@ -231,9 +231,10 @@ class TableServer:
         root = self.root
         if root is None:
             raise RequestError(404, "srv.no_replay_dir")
+        if name not in list_replay_files(root):  # before any path is made of it (a NUL byte, "..")
+            raise RequestError(404, "srv.not_in_dir", name=name[:100])
         path = (root / name).resolve()
-        if (name not in list_replay_files(root) or not path.is_relative_to(root)
-                or path.stat().st_size > MAX_BODY_BYTES):
+        if not path.is_relative_to(root) or path.stat().st_size > MAX_BODY_BYTES:
             raise RequestError(404, "srv.not_in_dir", name=name[:100])
         return path.read_text(encoding="utf-8", errors="replace")
 

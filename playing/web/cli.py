@@ -114,8 +114,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     from .app import create_app
 
     check_options(args, parser)
+    sock, address = listen(parser, args.host, args.port)  # a bad or busy port is said before the agents load
     config = server_config(args, parser)
-    sock, address = listen(parser, args.host, args.port)
     app = create_app(config, args.replay_dir, allowed_hosts=allowed_hosts(args.host))
     print(f"Tarneeb web table: {address}/")
     print(f"rules {config.rules_label} (target {config.rules.target_score}) · partner {config.partner} · opponents "

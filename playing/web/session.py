@@ -129,7 +129,7 @@ class Session:
         choices = self.config.rule_choices()
         label = self.rules_label if label is None else label
         if not isinstance(label, str) or label not in choices:
-            raise RequestError(400, "srv.bad_rules", rules=str(label), offered=", ".join(choices))
+            raise RequestError(400, "srv.bad_rules", rules=str(label)[:40], offered=", ".join(choices))
         rules = choices[label]
         if target is not None:
             if type(target) is not int or not 1 <= target <= MAX_TARGET:
