@@ -7,6 +7,7 @@ import importlib
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -612,6 +613,14 @@ def test_bad_command_line_says_what_is_wrong(args, message, capsys):
         play.main(["--web", *args])
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_busy_port_is_said_in_one_line(capsys):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        with pytest.raises(SystemExit) as e:
+            play.main(["--web", "--port", str(taken.getsockname()[1])])
+    assert e.value.code == 2
+    assert "cannot listen on 127.0.0.1:" in capsys.readouterr().err
 
 
 def test_play_py_help_lists_the_web_tables_options(capsys):

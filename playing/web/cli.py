@@ -78,6 +78,8 @@ def check_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         parser.error(f"--seed: must be 0 or more, got {args.seed}")
     if args.challenge_seed is not None and args.challenge_seed < 0:
         parser.error(f"--challenge-seed: must be 0 or more, got {args.challenge_seed}")
+    if not 0 <= args.port < 65536:
+        parser.error(f"--port: must be 0..65535, got {args.port}")  # before the agents load
     if args.replay_dir and not Path(args.replay_dir).is_dir():
         parser.error(f"--replay-dir: {args.replay_dir} is not a directory")
 
@@ -114,8 +116,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     from .app import create_app
 
     check_options(args, parser)
-    sock, address = listen(parser, args.host, args.port)  # a bad or busy port is said before the agents load
-    config = server_config(args, parser)
+    config = server_config(args, parser)  # a bad agent is said whether or not the port is free
+    sock, address = listen(parser, args.host, args.port)
     app = create_app(config, args.replay_dir, allowed_hosts=allowed_hosts(args.host))
     print(f"Tarneeb web table: {address}/")
     print(f"rules {config.rules_label} (target {config.rules.target_score}) · partner {config.partner} · opponents "
