@@ -549,7 +549,8 @@ def words_of(lang: str) -> dict[str, str]:
 
 
 def play_a_hand(browser, app, where: str) -> dict:
-    """Click the lowest bid / first legal move until the hand is over; lay the page out at each phase; the record."""
+    """Click the lowest bid / first legal move until the hand is over; lay the page out at each phase; the record
+    in its file (dict) form."""
     laid_out = set()
     while (thing := next_thing(browser)) != "result":
         phase = session_of(browser, app).state()["phase"]
@@ -558,7 +559,7 @@ def play_a_hand(browser, app, where: str) -> dict:
             laid_out.add(phase)
         click_a_move(browser, thing)
     check_layout(browser, f"{where}, the result")
-    return session_of(browser, app).table.records[-1]
+    return session_of(browser, app).table.records[-1].to_dict()
 
 
 @pytest.fixture()
