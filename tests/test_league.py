@@ -204,6 +204,8 @@ def test_stages_inherit_the_selfplay_section_and_make_the_budget():
     assert second.selfplay.sampling == "uniform" and second.lr is None and second.selfplay.max_snapshots == 2
     with pytest.raises(ConfigError, match=r"stages\[0\]\.decisions: required"):
         load_config("configs/smoke.yaml", ["stages=[{lr: 1.0e-3}]"])
+    with pytest.raises(ConfigError, match=r"stages\[0\]\.decisions: expected an int, got None"):  # not "or null"
+        load_config("configs/smoke.yaml", ["stages=[{decisions: null}]"])
     with pytest.raises(ConfigError, match=r"^--set stages=.*: unknown key stages\[1\]\.selfplay\.weight \(did you mean 'weights'\?\);"):
         load_config("configs/smoke.yaml", ["stages=[{decisions: 1}, {decisions: 1, selfplay: {weight: {}}}]"])
     with pytest.raises(ConfigError, match=r"stages\[0\]\.selfplay\.weights: at least one weight must be positive"):

@@ -185,8 +185,7 @@ class SelfPlayConfig(Section):
 class StageConfig(Section):
     """One part of the PPO budget, with its own learning rate and league (``stages``)."""
 
-    decisions: Annotated[Optional[Int], _refuse(lambda v: v is None, "required (the PPO decisions of the stage)")] = (
-        Field(None, ge=1, validate_default=True, description="PPO decisions of this stage (required)"))
+    decisions: Int = Field(ge=1, description="the PPO decisions of the stage")
     lr: Optional[Number] = Field(None, gt=0, description=(
         "its learning rate (null: ppo.lr); ppo.lr_schedule linear decays it over the stage's decisions"))
     selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig, description=(
@@ -436,6 +435,8 @@ def _one_line(error: ValidationError) -> str:
         if type_name(type_at(loc)).startswith("a number") and not isinstance(value, bool):
             value = float(value)
         text = f"must be {sign} {int(bound) if float(bound).is_integer() else bound}, got {value!r}"
+    elif kind == "missing":  # a key without a default (a stage's decisions)
+        text = f"required ({type_at(loc[:-1]).model_fields[loc[-1]].description})"
     elif kind.endswith("_type"):
         text = f"expected {'true or false' if kind == 'bool_type' else type_name(type_at(loc))}, got {value!r}"
     else:

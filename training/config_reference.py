@@ -88,7 +88,8 @@ def _entries(cls, prefix: str) -> list[str]:
         doc = f.description
         if not doc:
             raise ValueError(f"{key}: no description in training/config.py")
-        default = f"`{_yaml(f.get_default(call_default_factory=True))}`" if not is_section(tp) else ""
+        default = ("required" if f.is_required() else f"`{_yaml(f.get_default(call_default_factory=True))}`"
+                   if not is_section(tp) else "")
         if is_section(tp):
             lines += _entry(key, "the top-level section", f"the keys of `{name}`", doc)
         elif typing.get_origin(tp) is list and is_section(typing.get_args(tp)[0]):
