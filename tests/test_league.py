@@ -214,6 +214,28 @@ def test_stages_inherit_the_selfplay_section_and_make_the_budget():
         load_config("configs/smoke.yaml", ["stages=7"])
 
 
+def test_resume_may_add_stages_after_the_one_begun_and_then_runs_as_the_longer_list_from_nothing(tmp_path):
+    import os
+
+    from agents.checkpoint import load_checkpoint
+    from training import cli
+    from training.config import ConfigError
+
+    sets = LEAGUE + ["budget.iterations=null", "eval.interval=0", "rollout.lag=0", "ppo.lr=3.0e-4",
+                     "ppo.lr_schedule=linear"]
+    full = _run(tmp_path, "full", sets + [STAGES])
+    part = _run(tmp_path, "part", sets + ["stages=[{decisions: 480, lr: 1.0e-3, selfplay: {weights: {rule: 1.0}}}]"])
+    with pytest.raises(ConfigError, match=r"^--set stages: stage 0 has begun \(it starts at 0 PPO decisions, the run "
+                                          r"is at 640\) and must stay as it is; only the stages after it may change"):
+        cli.setup(cli.parse_args(["--resume", part, "--set", STAGES.replace("480", "500")]))
+    _run(tmp_path, "part", [STAGES], resume=True)  # the budget was the one stage's: now it is the two stages' sum
+    a, b = (load_checkpoint(os.path.join(d, "latest.pt")) for d in (full, part))
+    assert b["config"]["budget"]["decisions"] == 480 + 960
+    assert a["counters"]["decisions"] == b["counters"]["decisions"] == 1920
+    for k in a["state_dict"]:
+        assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
+
+
 @pytest.mark.parametrize("lag", [0, 1])
 def test_stages_switch_league_and_learning_rate_on_schedule_and_resume_exactly(tmp_path, lag):
     import glob

@@ -13,6 +13,7 @@ from agents.rules_check import warnings_in_one_line
 
 from .checkpoints import average_for_play, export_for_play, require_training_checkpoint
 from .config import (
+    Config,
     ConfigError,
     apply_overrides,
     check_override_key,
@@ -78,6 +79,28 @@ def load_resumable(run_dir: str) -> dict:
     return data
 
 
+def resumed_config(data: dict, overrides: list[str]) -> Config:
+    """The saved config with ``--set`` applied. ``stages`` may change only after the stage the run is in (the
+    stages begun stay as they ran, so the run is the one the new list makes from nothing); where the budget was
+    the old stages' sum it becomes the new sum."""
+    saved = config_from_dict(data["config"])
+    changed = apply_overrides(data["config"], overrides)
+    keys = {item.partition("=")[0].strip() for item in overrides}
+    if "stages" in keys and "budget.decisions" not in keys and saved.budget.decisions == sum(
+            st.decisions for st in saved.stages):
+        changed["budget"]["decisions"] = None  # filled in from the new stages
+    cfg = config_from_dict(changed)
+    done, start = data["counters"]["decisions"], 0
+    for k, st in enumerate(saved.stages):
+        if start >= done:
+            break
+        if k >= len(cfg.stages) or cfg.stages[k] != st:
+            raise ConfigError(f"--set stages: stage {k} has begun (it starts at {start:,} PPO decisions, the run is at "
+                              f"{done:,}) and must stay as it is; only the stages after it may change or be added")
+        start += st.decisions
+    return cfg
+
+
 def check_agents(cfg) -> None:
     """Load every agent the run will seat (pool, other phases, teacher, evaluation opponents) for its rules, so that
     a bad spec or one made for other rules fails now, in one line naming its key, not after minutes of training."""
@@ -110,7 +133,7 @@ def setup(args: argparse.Namespace) -> Trainer:
                 raise ConfigError(f"--set {key}: cannot be changed on --resume (only {', '.join(RESUME_MUTABLE)})")
         data = load_resumable(args.resume)
         source = None
-        cfg = config_from_dict(apply_overrides(data["config"], args.set))
+        cfg = resumed_config(data, args.set)
         run_dir = args.resume
     else:
         cfg = load_config(args.config, args.set)

@@ -61,7 +61,7 @@ from .seeds import chunk_seed, iteration_seed, update_generator
 from .widen import can_widen, widen_state
 
 # Keys --set may change on --resume: the ones that do not alter what the run computes.
-RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads", "rollout")
+RESUME_MUTABLE = ("budget", "eval", "checkpoint", "device", "threads", "rollout", "stages")  # stages: later ones
 WARMSTART_LOGS = "warmstart"  # the warm start's TensorBoard run, inside the run directory
 
 
