@@ -26,7 +26,7 @@ from playing.records import RECORD_FORMAT  # noqa: E402
 from agents import shipped  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from playing.web import cli  # noqa: E402
-from playing.web.app import BUSY, create_app  # noqa: E402
+from playing.web.app import create_app  # noqa: E402
 from playing.web.levels import LEVEL_SPECS  # noqa: E402
 from playing.web.session import ServerConfig  # noqa: E402
 from playing.messages import MESSAGES  # noqa: E402
@@ -774,7 +774,7 @@ def test_one_decision_in_flight_per_session_the_rest_answered_at_once():
                 t.start()
             for t in flooding:
                 t.join(20)
-            assert len(answers) == 60 and {(s, e) for s, e, _ in answers} == {(409, BUSY)}
+            assert len(answers) == 60 and {(s, e) for s, e, _ in answers} == {(409, MESSAGES["srv.busy"])}
             assert max(t for _, _, t in answers) < 2.0
             responsive(c)
             other, _ = new_session(c)

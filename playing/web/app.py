@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from agents import EngineError
 from tarneeb_env.rules import PRESETS
 
-from ..messages import MESSAGES, Message
+from ..messages import Message
 from ..records import RecordError, validate_record
 from .bounds import MAX_BODY_BYTES, MAX_UPLOADS, UploadBudget, json_body
 from .levels import AGAINST_BELOW, LEVELS, MEASURED
@@ -49,7 +49,6 @@ SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
 }
 GAME_KEYS = ("partner", "opponents", "rules", "target")  # what a page may choose for a new game
-BUSY = MESSAGES["srv.busy"]
 
 
 class _SecurityHeaders:
