@@ -360,7 +360,7 @@ class Screen:
                 "A card that is your only legal one is played for you.\n"
                 "Bid: a number of tricks (e.g. 8), or pass.\n"
                 f"Trump: a suit by {trump_forms}.\n"
-                "hint   what the built-in rule player would do here\n"
+                "hint   what the strong player would do here, and why\n"
                 "last   the last completed trick\n"
                 "score  the game score\n"
                 "quit   leave the game (Ctrl-D too)\n"

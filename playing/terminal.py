@@ -20,6 +20,7 @@ from tarneeb_env.game import trick_winner
 from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
 
+from .advice import advice_lines, strong_player
 from .records import RECORD_FORMAT
 from .screen import (
     SEAT_NAMES,
@@ -72,7 +73,8 @@ class TerminalGame:
         seeds = np.random.SeedSequence(self.seed).generate_state(5)
         # specs were checked for the rules by playing.cli
         self.seating = seated({s: agents.load(specs[s], seed=int(seeds[s])) for s in (1, 2, 3)})
-        self.hint_agent = agents.RuleAgent(seed=int(seeds[4]))
+        self.hint_seed = int(seeds[4])
+        self.hint_agent = strong_player(rules, self.hint_seed)  # the shipped network (else rule), as on the web
         self.glyphs = Glyphs(console.encoding)
         self.screen = Screen(self.glyphs, ["you"] + [spec_label(specs[s]) for s in (1, 2, 3)])
         self.table: Optional[Table] = None  # dealt by run()
@@ -188,6 +190,14 @@ class TerminalGame:
                     console.print(Text("Last trick: ").append_text(self.screen.trick_line(*self.last_trick)))
 
     def _hint(self, view) -> Text:
+        """The strong player's choice: with a network, what ``search`` plays there and the numbers behind it
+        (:func:`playing.advice.advice_lines`); under rules no network is trained for, ``rule``'s and its reason."""
+        if not isinstance(self.hint_agent, agents.RuleAgent):
+            from agents.explain import DEFAULT_SAMPLES, explain
+
+            advice = explain(view, samples=DEFAULT_SAMPLES, seed=self.hint_seed)
+            lines = advice_lines(view, advice, f"the strong player: search over {DEFAULT_SAMPLES} layouts")
+            return Text("Hint: " + "\n".join(lines))
         action, reason = self.hint_agent.explain(view)
         text = Text("Hint: the rule player would ")
         if action == PASS:

@@ -439,8 +439,10 @@ def test_commands_and_quit():
     child.sendline("last")
     child.expect("No trick has been completed yet in this deal.")
     child.expect(PROMPT)
-    child.sendline("hint")
-    child.expect(r"Hint: the rule player would (pass|bid \d+) — \w")
+    child.sendline("hint")  # the strong player's choice and its numbers (the web table's Hint)
+    child.expect(r"Hint: (pass|bid \d+)   \(the strong player: search over 64 layouts\)")
+    child.expect(r"\n  (pass|bid \d+) +\d+\.\d%")  # a candidate and the network's probability
+    child.expect(r"your side's tricks by trump: C \d+\.\d  D \d+\.\d  H \d+\.\d  S \d+\.\d")
     child.expect(PROMPT)
     child.sendline("QUIT")
     child.expect(r"You left the game\. Score: Us 0 – Them 0\.")
@@ -730,3 +732,32 @@ def test_input_messages_use_the_terminals_glyphs_and_refuse_undecodable_text(tab
     typed = "Q♠".encode().decode("ascii", errors="surrogateescape")
     with pytest.raises(tui.InputError, match=r"^Could not read that input \(not valid in this terminal's encoding\)"):
         tui.parse_input(typed, view, ascii_glyphs)
+
+
+def _hint_in_play(rules_spec: str, label: str) -> str:
+    """The terminal game's Hint for seat 0's first card of a deal (the others bid and play at random)."""
+    import numpy as np
+
+    from playing.terminal import TerminalGame
+    from tarneeb_env import make_rules
+    from tarneeb_env.rules_core import PLAY
+    from tarneeb_env.view import make_view
+
+    rules = make_rules(rules_spec)
+    game = TerminalGame(Console(width=200), rules, label, [None, "random", "random", "random"], seed=7)
+    table = agents.table.Table(rules, np.random.default_rng(7), 0, game.seating, hint=game.hint_agent)
+    g, rng = table.game, np.random.default_rng(1)
+    while not (g.phase == PLAY and g.current == 0):
+        view = make_view(g, g.current)
+        bids = [a for a in view.legal_actions if a != PASS]
+        g.apply(int(PASS if PASS in view.legal_actions and g.current != 0 else rng.choice(bids or view.legal_actions)))
+    return game._hint(make_view(g, 0)).plain
+
+
+def test_the_terminal_hint_is_the_strong_players_with_its_numbers_else_rules_reason(unshipped_rules):
+    text = _hint_in_play("classic", "classic")
+    lines = text.splitlines()
+    assert re.fullmatch(r"Hint: \w{1,2}[SHDC]   \(the strong player: search over 64 layouts\)", lines[0])
+    assert re.fullmatch(r"  \w{1,2}[SHDC] +\d+\.\d% +[+-]\d+\.\d points +(make|set) +\d+%", lines[1])
+    assert all(re.match(r"  \w{1,2}[SHDC] +\d+\.\d%", line) for line in lines[1:])  # each with its probability
+    assert _hint_in_play(unshipped_rules, "unshipped.yaml").startswith("Hint: the rule player would play ")

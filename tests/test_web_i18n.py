@@ -148,7 +148,7 @@ def test_every_reason_rule_gives_has_a_key():
     import ast
 
     from agents.rule_play import REASONS
-    from playing.web.advice import REASON_KEYS
+    from playing.advice import REASON_KEYS
 
     tree = ast.parse((ROOT / "agents" / "rule_agent.py").read_text(encoding="utf-8"))
     literal = {node.value.elts[1].value for node in ast.walk(tree)

@@ -20,13 +20,13 @@ from tarneeb_env.cards import BID_BASE, NUM_TRICKS, PASS, SUIT_LETTERS, card_str
 from tarneeb_env.rules_core import BIDDING, PLAY, TRUMP
 from tarneeb_env.view import make_view
 
+from ..advice import advice_lines
 from ..screen import parse_card, parse_suit
 from .position import PositionError, build_view, read_call, replay_position
 
 SEATS = ("you", "right", "partner", "left")
 HELP = ("Type the move of the player named in the prompt: a card (QH, 10S), a bid (8) or pass, a trump suit (H). "
         "Commands: undo (take back the last move), hand (show your cards), help, quit.")
-SHOWN = 4  # candidates printed with their numbers
 UNDO = object()  # "undo" typed at a question of the deal's start
 
 
@@ -177,20 +177,10 @@ class Advisor:
             self.write(f"advice: {only} (the only legal move)")
             return only
         advice = explain(view, samples=self.samples, seed=self.seed)
-        how = f"search over {self.samples} layouts" if self.samples else "the network"
-        self.write(f"advice: {advice.label}   ({how})")
-        for c in advice.candidates[:SHOWN]:
-            line = f"  {c.label:<8}{100 * c.prob:5.1f}%"
-            if c.mean_points is not None:
-                goal = "make" if _declaring(view) else "set"
-                line += f"   {c.mean_points:+6.1f} points"
-                if c.make_chance is not None:
-                    line += f"   {goal} {100 * c.make_chance:3.0f}%"
+        lines = advice_lines(view, advice, f"search over {self.samples} layouts" if self.samples else "the network")
+        self.write("advice: " + lines[0])
+        for line in lines[1:]:
             self.write(line)
-        facts = advice.facts
-        if facts.strain_tricks:
-            tricks = "  ".join(f"{s} {t:.1f}" for s, t in facts.strain_tricks.items())
-            self.write(f"  your side's tricks by trump: {tricks}")
         return advice.label
 
     def tell_facts(self, position: dict) -> None:
@@ -259,10 +249,6 @@ def _one_card(text: str) -> str:
     if len(cards) != 1:
         raise ValueError("type one card, e.g. 7H")
     return cards[0]
-
-
-def _declaring(view) -> bool:
-    return view.declarer is None or view.declarer & 1 == view.team
 
 
 def _prompt(game, seat: int, default: Optional[str]) -> str:

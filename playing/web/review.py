@@ -1,6 +1,6 @@
 """The post-hand review: each of the person's decisions in a finished hand, beside the strong player's.
 
-The strong player is the one the Hint speaks for (:func:`~playing.web.session.strong_player`: the shipped
+The strong player is the one the Hint speaks for (:func:`~playing.advice.strong_player`: the shipped
 network for the rules, else ``rule``). Where its choice differs from the person's, the engine plays the
 rest of the hand out twice from that point, once after each choice, with the strong player at all four
 seats, and reports ``change``: the person's side's net points after the person's choice minus after the
@@ -21,7 +21,7 @@ from tarneeb_env.cards import action_str
 from tarneeb_env.game import PHASES
 from tarneeb_env.observation import ObservationWriter
 
-from .session import strong_player
+from ..advice import strong_player
 
 HUMAN = 0
 REVIEW_SEED = 0  # the strong player's choices are the same on every review of a hand

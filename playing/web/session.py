@@ -24,10 +24,10 @@ from tarneeb_env.cards import NUM_ACTIONS, action_str, suit_of
 from tarneeb_env.game import trick_winner
 from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
+from ..advice import advise, strong_player
 from ..messages import MessageError
 from ..screen import HAND_SUIT_ORDER, SEAT_NAMES
 
-from .advice import advise
 from .records import contract_info, describe
 
 HUMAN = 0
@@ -81,15 +81,6 @@ def _loads(spec: str, rules: Rules) -> bool:
         except (ValueError, OSError, RuntimeError, ImportError, KeyError):
             _LOADABLE[spec, rules] = False
     return _LOADABLE[spec, rules]
-
-
-def strong_player(rules: Rules, seed: int) -> Agent:
-    """The strongest player that answers at once for ``rules``: the shipped network, else ``rule`` (a rules
-    file no network is trained for). The Hint and the post-hand review speak for it."""
-    try:
-        return agents.load("ppo", rules=rules, seed=seed)
-    except (ValueError, OSError, RuntimeError, ImportError, KeyError):
-        return agents.RuleAgent(seed=seed)
 
 
 def _seeds(*key: int, n: int) -> list[int]:
