@@ -228,6 +228,9 @@ def test_resume_may_add_stages_after_the_one_begun_and_then_runs_as_the_longer_l
     with pytest.raises(ConfigError, match=r"^--set stages: stage 0 has begun \(it starts at 0 PPO decisions, the run "
                                           r"is at 640\) and must stay as it is; only the stages after it may change"):
         cli.setup(cli.parse_args(["--resume", part, "--set", STAGES.replace("480", "500")]))
+    plain = _run(tmp_path, "plain", sets + ["budget.decisions=640"])
+    with pytest.raises(ConfigError, match=r"^--set stages: the run has no stages and has begun \(640 PPO decisions\)"):
+        cli.setup(cli.parse_args(["--resume", plain, "--set", STAGES]))
     _run(tmp_path, "part", [STAGES], resume=True)  # the budget was the one stage's: now it is the two stages' sum
     a, b = (load_checkpoint(os.path.join(d, "latest.pt")) for d in (full, part))
     assert b["config"]["budget"]["decisions"] == 480 + 960

@@ -91,6 +91,10 @@ def resumed_config(data: dict, overrides: list[str]) -> Config:
         changed["budget"]["decisions"] = None  # filled in from the new stages
     cfg = config_from_dict(changed)
     done, start = data["counters"]["decisions"], 0
+    if "stages" in keys and not saved.stages and done:
+        raise ConfigError(f"--set stages: the run has no stages and has begun ({done:,} PPO decisions), so its "
+                          "schedule cannot become stages; start a run with them (pretrain.init may start it from this "
+                          "run)")
     for k, st in enumerate(saved.stages):
         if start >= done:
             break
