@@ -12,7 +12,7 @@ language from the numbers and keys; the terminal game and ``tarneeb-advise`` pri
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import agents
 from agents import RuleAgent
@@ -39,18 +39,25 @@ def strong_player(rules: Rules, seed: int) -> Agent:
         return agents.RuleAgent(seed=seed)
 
 
-def advise(view: PlayerView, player: Agent, seed: int, samples: Optional[int] = None) -> dict[str, Any]:
-    """``{"action", "name", "by", ...}``: ``advice`` (explain's dict, over ``samples`` layouts, by default
-    explain's ``DEFAULT_SAMPLES``) where ``player`` is a network, else ``reason`` and ``reason_key`` (``rule``'s)."""
+def hint(view: PlayerView, player: Agent, seed: int, samples: Optional[int] = None) -> Union["Advice", tuple[int, str]]:
+    """The Hint of :func:`strong_player` ``player``: explain's :class:`~agents.explain.Advice` over ``samples``
+    layouts (by default explain's ``DEFAULT_SAMPLES``) where it is a network, else ``rule``'s (action, reason)."""
     if isinstance(player, RuleAgent):
-        action, reason = player.explain(view)
-        return {"action": int(action), "name": action_str(action), "by": "rule", "reason": reason,
-                "reason_key": REASON_KEYS.get(reason)}
+        return player.explain(view)
     from agents.explain import DEFAULT_SAMPLES, explain
 
-    advice = explain(view, samples=DEFAULT_SAMPLES if samples is None else samples, seed=seed)
-    return {"action": int(advice.action), "name": action_str(advice.action), "by": "network",
-            "advice": advice.to_dict()}
+    return explain(view, samples=DEFAULT_SAMPLES if samples is None else samples, seed=seed)
+
+
+def advise(view: PlayerView, player: Agent, seed: int, samples: Optional[int] = None) -> dict[str, Any]:
+    """The :func:`hint` for the page: ``{"action", "name", "by", ...}`` with ``advice`` (explain's dict) from a
+    network, else ``reason`` and ``reason_key`` (``rule``'s)."""
+    got = hint(view, player, seed, samples)
+    if isinstance(got, tuple):
+        action, reason = got
+        return {"action": int(action), "name": action_str(action), "by": "rule", "reason": reason,
+                "reason_key": REASON_KEYS.get(reason)}
+    return {"action": int(got.action), "name": action_str(got.action), "by": "network", "advice": got.to_dict()}
 
 
 def advice_lines(view: PlayerView, advice: "Advice", how: str) -> list[str]:

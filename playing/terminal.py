@@ -20,7 +20,7 @@ from tarneeb_env.game import trick_winner
 from tarneeb_env.record import HandRecord
 from tarneeb_env.view import make_view
 
-from .advice import advice_lines, strong_player
+from .advice import advice_lines, hint, strong_player
 from .records import RECORD_FORMAT
 from .screen import (
     SEAT_NAMES,
@@ -192,13 +192,11 @@ class TerminalGame:
     def _hint(self, view) -> Text:
         """The strong player's choice: with a network, what ``search`` plays there and the numbers behind it
         (:func:`playing.advice.advice_lines`); under rules no network is trained for, ``rule``'s and its reason."""
-        if not isinstance(self.hint_agent, agents.RuleAgent):
-            from agents.explain import DEFAULT_SAMPLES, explain
-
-            advice = explain(view, samples=DEFAULT_SAMPLES, seed=self.hint_seed)
-            lines = advice_lines(view, advice, f"the strong player: search over {DEFAULT_SAMPLES} layouts")
+        got = hint(view, self.hint_agent, self.hint_seed)
+        if not isinstance(got, tuple):
+            lines = advice_lines(view, got, f"the strong player: search over {got.samples} layouts")
             return Text("Hint: " + "\n".join(lines))
-        action, reason = self.hint_agent.explain(view)
+        action, reason = got
         text = Text("Hint: the rule player would ")
         if action == PASS:
             text.append("pass")
