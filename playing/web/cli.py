@@ -14,7 +14,7 @@ from tarneeb_env.rules import PRESETS
 from ..table_setup import default_agent_spec, rules_of
 from ..terminal import spec_label
 from .levels import DEFAULT_OPPONENTS, DEFAULT_PARTNER, LEVEL_SPECS, LEVELS, level_of
-from .serving import allowed_hosts, listen, need_web_extra, serve
+from .serving import allowed_hosts, check_port, listen, need_web_extra, serve
 from .session import ServerConfig
 
 
@@ -78,8 +78,7 @@ def check_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         parser.error(f"--seed: must be 0 or more, got {args.seed}")
     if args.challenge_seed is not None and args.challenge_seed < 0:
         parser.error(f"--challenge-seed: must be 0 or more, got {args.challenge_seed}")
-    if not 0 <= args.port < 65536:
-        parser.error(f"--port: must be 0..65535, got {args.port}")  # before the agents load
+    check_port(parser, args.port)  # before the agents load
     if args.replay_dir and not Path(args.replay_dir).is_dir():
         parser.error(f"--replay-dir: {args.replay_dir} is not a directory")
 

@@ -34,11 +34,16 @@ def allowed_hosts(host: str) -> tuple[str, ...]:
     return LOOPBACK_HOSTS if is_loopback(host) else ("*",)
 
 
+def check_port(parser: argparse.ArgumentParser, port: int) -> None:
+    """The parser's one-line error for a port out of range (a CLI may check it before slow start-up work)."""
+    if not 0 <= port < 65536:
+        parser.error(f"--port: must be 0..65535, got {port}")
+
+
 def listen(parser: argparse.ArgumentParser, host: str, port: int) -> tuple[socket.socket, str]:
     """A socket listening on ``host:port`` (the parser's error for a port out of range or not free), and the
     address a browser reaches it at (``http://127.0.0.1:8000``)."""
-    if not 0 <= port < 65536:
-        parser.error(f"--port: must be 0..65535, got {port}")
+    check_port(parser, port)
     try:
         sock = socket.create_server((host, port))
     except OSError as e:
