@@ -25,6 +25,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 import torch
+from numba import njit
 from torch import nn
 
 from tarneeb_env import NUM_ACTIONS, OBS_SIZE
@@ -37,6 +38,25 @@ from .sparse_input import SparseInputLinear
 
 MASKED_LOGIT = -1e9
 _TRUMP = OFFSETS["trump"]
+
+
+@njit(cache=True)
+def _permute_columns(x, t, table, out):
+    """``out[b, j] = x[b, table[t[b], j]]``."""
+    for b in range(x.shape[0]):
+        row = table[t[b]]
+        for j in range(x.shape[1]):
+            out[b, j] = x[b, row[j]]
+
+
+def permute_columns(x: torch.Tensor, t: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """``x.gather(1, table[t])``: each row's columns reordered by its row of ``table``. On CPU a compiled loop,
+    several times faster on a rollout step's rows than the gather, which first builds a (B, W) index tensor."""
+    if x.device.type != "cpu" or x.dtype != torch.float32 or x.requires_grad:
+        return x.gather(1, table[t])
+    out = torch.empty(x.shape, dtype=torch.float32)
+    _permute_columns(x.contiguous().numpy(), t.numpy(), table.numpy(), out.numpy())
+    return out
 
 
 def _mlp(width: int, hidden: Sequence[int]) -> tuple[nn.Sequential, int]:
@@ -118,7 +138,7 @@ class ActorCritic(nn.Module):
             return None, obs
         trump = obs[:, _TRUMP : _TRUMP + 4]
         t = torch.where(trump.sum(-1) > 0, trump.argmax(-1), 4)
-        return t, obs.gather(1, self._obs_swap[t])
+        return t, permute_columns(obs, t, self._obs_swap)
 
     def _logits(self, t: Optional[torch.Tensor], x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         raw = self.policy(x)
@@ -136,7 +156,7 @@ class ActorCritic(nn.Module):
         if priv is None:
             raise ValueError("a privileged critic needs the hidden hands (priv); at a table use policy_logits()")
         if t is not None:
-            priv = priv.gather(1, self._priv_swap[t])
+            priv = permute_columns(priv, t, self._priv_swap)
         return logits, self.value(self.critic_trunk(torch.cat([obs, priv], dim=-1))).squeeze(-1)
 
     def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -93,3 +93,15 @@ def test_it_is_stored_in_the_checkpoint_and_starts_from_a_plain_network(tmp_path
     assert data["model"]["canonical_trump"] is True
     assert model_from_checkpoint(data).canonical_trump
     assert not model_from_checkpoint(load_checkpoint("checkpoints/default.pt")).canonical_trump  # older files
+
+
+def test_the_compiled_column_permutation_is_the_gather():
+    from agents.model import permute_columns
+    from tarneeb_env.transforms import suit_swaps
+
+    table = torch.from_numpy(suit_swaps()[0])
+    x = torch.randn(37, table.shape[1])
+    t = torch.randint(0, 5, (37,))
+    assert torch.equal(permute_columns(x, t, table), x.gather(1, table[t]))
+    assert torch.equal(permute_columns(x.t().contiguous().t(), t, table), x.gather(1, table[t]))  # strided rows
+    assert permute_columns(x[:0], t[:0], table).shape == (0, table.shape[1])
