@@ -1,7 +1,7 @@
 """End-to-end training throughput: the single-process trainer against the pipelined one, in one run.
 
     python benchmarks/train_speed.py [--config configs/default.yaml] [--seconds 25] [--init checkpoints/default.pt]
-                                     [--set key=value ...]
+                                     [--set key=value ...] [--vs 'key=value;key=value' ...]
 
 Each variant builds a :class:`training.Trainer` on the config (no warm start,
 no evaluation), starts from ``--init``'s weights (the shipped policy, so the
@@ -16,6 +16,10 @@ iteration and the mean approx_kl / clip fraction:
   (``rollout.backend=process, rollout.lag=1``);
 - both again with a self-play pool of network opponents (``current`` and snapshots), where both
   teams' decisions may be learned and the update bounds the speed.
+
+With ``--vs 'key=value;key=value'`` (repeatable) it measures instead the pipelined trainer with the config
+against the same with each ``--vs``'s settings, in one run and with the config's pool (#59: more games per
+iteration, fewer epochs), each variant measured twice, alternating, its better figure printed.
 """
 from __future__ import annotations
 
@@ -59,9 +63,26 @@ def measure(config: str, sets: list[str], seconds: float, init: str | None) -> d
         return float(np.mean([r[key] for r in rows if key in r]))
 
     return {"sps": decisions / elapsed, "learned_sps": learned / elapsed, "iterations": len(rows),
+            "decisions_per_it": decisions / max(len(rows), 1),
             "rollout": mean("charts/rollout_seconds"), "update": mean("charts/update_seconds"),
             "wait": mean("charts/learner_wait_seconds"), "kl": mean("losses/approx_kl"),
             "clipfrac": mean("losses/clipfrac")}
+
+
+def compare(args) -> None:
+    """The pipelined trainer as configured against each ``--vs``, alternating, the best of two each."""
+    variants = {"as configured": []} | {vs: [x.strip() for x in vs.split(";") if x.strip()] for vs in args.vs}
+    best: dict[str, dict[str, float]] = {}
+    for _ in range(2):
+        for name, sets in variants.items():
+            r = measure(args.config, args.set + VARIANTS["pipelined"] + sets, args.seconds, args.init)
+            if name not in best or r["sps"] > best[name]["sps"]:
+                best[name] = r
+    base = best["as configured"]["sps"]
+    for name, r in best.items():
+        print(f"{name:>40}: {r['sps']:8,.0f} decisions/s ({r['sps'] / base:.2f}x), {r['learned_sps']:8,.0f} "
+              f"learned/s; rollout {r['rollout']:.2f}s, update {r['update']:.2f}s, learner waits {r['wait']:.2f}s "
+              f"per it of {r['decisions_per_it']:,.0f} decisions")
 
 
 def main() -> None:
@@ -70,10 +91,15 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=25.0, help="measured seconds per variant")
     p.add_argument("--init", default="checkpoints/default.pt", help="starting weights ('' = a fresh network)")
     p.add_argument("--set", action="append", default=[])
+    p.add_argument("--vs", action="append", default=[], metavar="SETS",
+                   help="compare the pipelined trainer against itself with these ';'-separated settings")
     args = p.parse_args()
     cfg = load_config(args.config, args.set)
     print(f"config {args.config}: {cfg.env.num_games} games x {cfg.env.rollout_steps} steps, hidden "
           f"{cfg.model.hidden}, threads {cfg.threads}, pool {cfg.selfplay.weights}; {args.seconds:g} s per variant")
+    if args.vs:
+        compare(args)
+        return
     for pool_name, pool_sets in (("config's pool", []), ("self-play pool", SELF_PLAY)):
         results = {}
         for name, sets in VARIANTS.items():
