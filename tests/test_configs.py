@@ -29,7 +29,7 @@ SHORT = ["env.num_games=8", "env.rollout_steps=80", "ppo.minibatch_size=256", "p
 def test_configs_holds_the_recipes_the_baseline_the_smoke_and_quick_runs_and_the_chains():
     top = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
     assert top == sorted(f"{n}.yaml" for n in (*RECIPES, "default", "smoke", "quick", "exploit"))
-    assert {Path(c).parent.name for c in CONFIGS if c.startswith("configs/chains/")} == {"classic", "trump_by_card"}
+    assert {Path(c).parent.name for c in CONFIGS if c.startswith("configs/chains/")} == {"trump_by_card"}
 
 
 @pytest.mark.parametrize("path", [c if Path(c).stem in RECIPES else pytest.param(c, marks=pytest.mark.slow)

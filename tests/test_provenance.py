@@ -106,11 +106,22 @@ def test_info_prints_a_new_file_s_provenance(runs, capsys):
 
 
 def test_info_on_a_shipped_file_without_provenance_shows_what_is_known_and_its_manifest_entry(capsys):
-    code, out, _ = _info(capsys, "--info", "checkpoints/classic.pt")
+    code, out, _ = _info(capsys, "--info", "checkpoints/trump_by_card.pt")
     info = yaml.safe_load(out)
     assert code == 0 and info["provenance"]["recorded"].startswith("none recorded")
-    assert info["provenance"]["known_from_the_file"]["averaged_from"] == ["classic_r6a/latest.pt",
-                                                                          "classic_r6b/latest.pt"]
+    assert info["provenance"]["known_from_the_file"]["averaged_from"] == ["trump_by_card8/latest.pt",
+                                                                          "trump_by_card8b/latest.pt"]
+    assert info["manifest"]["trump_by_card.pt"]["sha256"] == info["sha256"] == sha256_file(
+        "checkpoints/trump_by_card.pt")
+
+
+def test_info_on_the_recipe_made_shipped_file_traces_it_to_its_config_and_sessions(capsys):
+    code, out, _ = _info(capsys, "--info", "checkpoints/classic.pt")
+    info = yaml.safe_load(out)
+    run = info["provenance"]["parents"][0]["provenance"]  # exported from the run's latest.pt
+    assert code == 0 and info["provenance"]["made_by"] == "export" and run["made_by"] == "train"
+    assert run["config_file"]["path"] == "configs/classic.yaml" and run["seed"] == 0 and run["parents"] == []
+    assert len(run["resumed"]) >= 1 and info["counters"]["decisions"] == info["manifest"]["classic.pt"]["decisions"]
     assert info["manifest"]["classic.pt"]["sha256"] == info["sha256"] == sha256_file("checkpoints/classic.pt")
 
 

@@ -295,6 +295,20 @@ def test_smoke_run_writes_events_checkpoint_and_plays_legally(tmp_path):
         obs, mask, seat, *_ = be.step(np.array(acts))
 
 
+def test_evaluations_do_not_change_what_a_run_learns(tmp_path):
+    """eval.interval is a cost in wall time only (the recipes evaluate rarely for that): a run evaluated after its
+    warm start and every iteration, ladder included, learns exactly the weights of one never evaluated."""
+    sets = TINY + ["rollout.lag=1", "budget.iterations=3"]
+    quiet = _train(tmp_path, "quiet", sets)
+    watched = _train(tmp_path, "watched", sets + ["eval.interval=1", "eval.deals=4", "eval.opponents=[rule]",
+                                                  "eval.ladder_deals=4"])
+    a, b = (torch.load(os.path.join(d, "latest.pt"), weights_only=True) for d in (quiet, watched))
+    assert "eval/margin_vs_rule" in b["last_eval"] and "league/rating/rule" in b["last_eval"]
+    assert a["state_dict"].keys() == b["state_dict"].keys()
+    for k in a["state_dict"]:
+        assert torch.equal(a["state_dict"][k], b["state_dict"][k]), k
+
+
 @pytest.mark.parametrize("rules", ["syrian41", "trump_by_card"])
 def test_smoke_config_trains_under_variant_rules(tmp_path, rules):
     run_dir = _train(tmp_path, rules, TINY + [f"rules={rules}", "budget.iterations=2", "eval.interval=2",

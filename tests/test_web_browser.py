@@ -516,7 +516,7 @@ def test_levels_rules_and_target_are_chosen_for_a_new_game_and_cancel_changes_no
     assert levels == ["Beginner", "Casual", "Club", "Strong"]  # in players' words, weakest first
     Select(find(browser, "#pick-opponents")[0]).select_by_visible_text("Strong")
     assert find(browser, "#opponents-note")[0].text == \
-        "Measured against Club: +2.11 points a deal [+2.00, +2.22] over 10000 deals no one trained on."
+        "Measured against Club: +2.14 points a deal [+2.03, +2.25] over 10000 deals no one trained on."
     find(browser, "#setup-cancel")[0].click()  # cancelled: the header and the table are as they were
     assert find(browser, "#players-line")[0].text == "Partner: Club · Opponents: Club"
     assert session_of(browser, app).table is table
