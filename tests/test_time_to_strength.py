@@ -227,6 +227,9 @@ def test_cli_prints_both_rules_and_refuses_bad_input(run, tmp_path, capsys):
     assert "    +1.0     point           1.0M       3.0       3.0       4.5  +1.20 [+0.85, +1.55]" in text
     assert "    +2.0  interval    not reached" in text
     assert len(list(csv.DictReader(open(out_csv)))) == 5
+    assert main([str(run), "--levels", "1.25", "0.5"]) == 0  # a level's second decimal is printed, not rounded away
+    text = capsys.readouterr().out
+    assert "   +1.25  interval" in text and "    +0.5  interval" in text
     other = tmp_path / "other"
     shutil.copytree(run, other)
     assert main([str(other), "--csv", str(out_csv)]) == 0  # "run" kept, "other" added

@@ -301,6 +301,12 @@ def _add(a: Optional[float], b: Optional[float]) -> Optional[float]:
 
 
 # ------------------------------------------------------------------ report
+def _level(level: float) -> str:
+    """+1.0, +1.5, +0.75: two decimals where the level has them (+0.75 must not print as +0.8)."""
+    text = f"{level:+.2f}"
+    return text[:-1] if text.endswith("0") else text
+
+
 def report(curve: Curve, levels: Iterable[float] = LEVELS, confirm: int = 1) -> str:
     """The crossings of ``curve`` under both rules (``confirm`` evaluations in a row), as a text table."""
     levels = list(levels)
@@ -318,10 +324,10 @@ def report(curve: Curve, levels: Iterable[float] = LEVELS, confirm: int = 1) -> 
     for rule in RULES:
         for level, p in crossings(curve.points, levels, rule, confirm).items():
             if p is None:
-                lines.append(f"  {level:+6.1f}  {rule:>8}  {'not reached':>13}")
+                lines.append(f"  {_level(level):>6}  {rule:>8}  {'not reached':>13}")
             else:
                 cpu = "-" if p.cpu_minutes is None else f"{p.cpu_minutes:.1f}"
-                lines.append(f"  {level:+6.1f}  {rule:>8}  {p.decisions / 1e6:12.1f}M  {p.minutes:8.1f}  "
+                lines.append(f"  {_level(level):>6}  {rule:>8}  {p.decisions / 1e6:12.1f}M  {p.minutes:8.1f}  "
                              f"{p.run_minutes or p.minutes:8.1f}  {cpu:>8}  {p.margin:+.2f} [{p.lo:+.2f}, "
                              f"{p.hi:+.2f}]")
     return "\n".join(lines)
